@@ -148,6 +148,11 @@ def _names(options):
 
 def card(code):
     """The integer of a card code: ``card("3D") == 0``, ``card("2S") == 51``."""
+    if isinstance(code, str) and len(code) == 2:  # fast path for canonical codes (no table: heap)
+        r = RANKS.find(code[0])
+        s = SUITS.find(code[1])
+        if r >= 0 and s >= 0:
+            return r * 4 + s
     c = parse(code)
     if len(c) != 2 or c[0] not in RANKS or c[1] not in SUITS:
         raise InvalidCardError("%s is not a card of the 52-card Big Two deck" % (c,),
@@ -326,7 +331,7 @@ def plays(hand, rules, size=0, above=-1, must_hold=-1, top_single_only=False):
 
 
 def _play_order(p):
-    return (len(p[0]), p[1], p[0])
+    return (len(p[0]), p[2], p[0])
 
 
 def _five_card_plays(hand, by_rank, rules, above, out):
@@ -400,15 +405,22 @@ def _five_card_plays(hand, by_rank, rules, above, out):
                 if value > above:
                     for kicker in hand:
                         if kicker >> 2 != group[0] >> 2:
-                            out.append((tuple(sorted(group + [kicker])), FOUR_OF_A_KIND, value))
+                            # Built directly, not via sorted(): a 64 KB MicroPython heap runs out
+                            # (fragments) on the temporaries with 150+ plays (AAAA KKKK 2222 hands).
+                            g0, g1, g2, g3 = group
+                            five = (kicker, g0, g1, g2, g3) if kicker < g0 else (g0, g1, g2, g3, kicker)
+                            out.append((five, FOUR_OF_A_KIND, value))
         for t in triples:
             rank = t[0] >> 2
             value = 128 + rank
             if value <= above:
                 continue
-            for p in pairs:
-                if p[0] >> 2 != rank:
-                    out.append((tuple(sorted(t + list(p))), FULL_HOUSE, value))
+            t0, t1, t2 = t
+            for p0, p1 in pairs:
+                pair_rank = p0 >> 2
+                if pair_rank != rank:  # sorted order without temporaries (see 铁枝 above)
+                    five = (p0, p1, t0, t1, t2) if pair_rank < rank else (t0, t1, t2, p0, p1)
+                    out.append((five, FULL_HOUSE, value))
 
 
 # ---- card points and scores (Appendix 1) ----------------------------------------------

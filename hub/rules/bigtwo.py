@@ -221,6 +221,13 @@ class Action:
         self.think_ms = think_ms
 
     @classmethod
+    def _trusted(cls, type, seat, yes, cards, auto=False, think_ms=None):
+        """Build without validation: only for actions the engine itself made from checked data."""
+        a = object.__new__(cls)
+        a.type, a.seat, a.yes, a.cards, a.auto, a.think_ms = type, seat, yes, cards, auto, think_ms
+        return a
+
+    @classmethod
     def show(cls, seat, yes):
         return cls(SHOW, seat, yes=yes)
 
@@ -238,7 +245,10 @@ class Action:
 
     def with_meta(self, auto=False, think_ms=None):
         """The same action marked as automatic and/or with the measured thinking time."""
-        return Action(self.type, self.seat, self.yes, self.cards, auto, think_ms)
+        if think_ms is not None and (not isinstance(think_ms, int) or isinstance(think_ms, bool) or think_ms < 0):
+            raise IllegalActionError("bad_action", "think_ms must be a whole number of milliseconds",
+                                     "think_ms 必须是毫秒整数")
+        return Action._trusted(self.type, self.seat, self.yes, self.cards, bool(auto), think_ms)
 
     def to_dict(self):
         d = {"type": self.type, "seat": self.seat}
@@ -370,7 +380,7 @@ class BigTwo:
         if self.phase != PLAY or self.turn != i:
             return []
         found = self._plays(i)
-        out = [Action(PLAY, seat, cards=p[0]) for p in found]
+        out = [Action._trusted(PLAY, seat, None, p[0]) for p in found]
         if self._may_pass(i, found):
             out.append(Action.pass_(seat))
         return out

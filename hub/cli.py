@@ -1,0 +1,112 @@
+"""The ``paizhuo`` command.
+
+    paizhuo demo [--seed N]                      four bots play one seeded Big Two deal
+    paizhuo rules serve                          the rules oracle: JSON lines on stdin/stdout
+    paizhuo rules classify bigtwo 3D 3S          what kind of play is this?
+    paizhuo rules beats bigtwo --play 2D --over AS
+    paizhuo rules legal bigtwo 3D 4D 3S ... [--over 5H] [--first-play] [--duty]
+    paizhuo rules score bigtwo --left E="5D 6D" --left N= ... [--shown E] [--doubled E S]
+"""
+
+import argparse
+import json
+import sys
+
+from .rules import oracle
+
+
+def _seats(values):
+    return {s: s in (values or []) for s in "ENWS"}
+
+
+def _rules_json(text):
+    if text is None:
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError as e:
+        raise SystemExit("paizhuo: --rules must be a JSON object of rule options: %s" % e)
+    return data
+
+
+def _left(items):
+    out = {}
+    for item in items or []:
+        seat, sep, cards = item.partition("=")
+        if not sep or seat not in "ENWS" or len(seat) != 1:
+            raise SystemExit("paizhuo: --left takes SEAT=CARDS, like --left E=\"5D 6D\" (seats E, N, W, S), not %r" % item)
+        if seat in out:
+            raise SystemExit("paizhuo: --left names seat %s twice" % seat)
+        out[seat] = cards.replace(",", " ").split()
+    missing = [s for s in "ENWS" if s not in out]
+    if missing:
+        raise SystemExit("paizhuo: --left must be given for every seat; missing %s (use E= for no cards)" % ", ".join(missing))
+    return out
+
+
+def _print_answer(ans):
+    print(json.dumps(ans, ensure_ascii=False))
+    return 0 if ans.get("ok") else 2
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="paizhuo", description="Competition system for networked card events (牌桌).")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    demo = sub.add_parser("demo", help="four bots play one seeded Big Two deal on the terminal")
+    demo.add_argument("--seed", type=int, default=2026, help="seed of the deal and the bots (default 2026)")
+    demo.add_argument("--board", type=int, default=1, help="board number shown (default 1)")
+
+    rules = sub.add_parser("rules", help="the rules oracle")
+    rsub = rules.add_subparsers(dest="rules_command", required=True)
+    rsub.add_parser("serve", help="answer JSON requests, one per line on stdin, until EOF")
+    for name, helptext in (("classify", "the kind of a play"), ("legal", "every legal play of a hand")):
+        q = rsub.add_parser(name, help=helptext)
+        q.add_argument("game")
+        q.add_argument("cards", nargs="*")
+        q.add_argument("--rules", help="rule options as JSON, e.g. '{\"straights\": \"no_two\"}'")
+        if name == "legal":
+            q.add_argument("--over", nargs="+", help="the play to beat")
+            q.add_argument("--first-play", action="store_true", help="the 首攻: plays must contain ♦3")
+            q.add_argument("--duty", action="store_true", help="报单 duty: a single must be the highest card")
+    b = rsub.add_parser("beats", help="does one play beat another?")
+    b.add_argument("game")
+    b.add_argument("--play", nargs="+", required=True)
+    b.add_argument("--over", nargs="+", required=True)
+    b.add_argument("--rules")
+    s = rsub.add_parser("score", help="card points and scores of a finished deal")
+    s.add_argument("game")
+    s.add_argument("--left", action="append", metavar="SEAT=CARDS", help="cards left in a seat's hand (every seat)")
+    s.add_argument("--shown", nargs="*", metavar="SEAT", help="seats that showed their hand (明牌)")
+    s.add_argument("--doubled", nargs="*", metavar="SEAT", help="seats that doubled (加倍)")
+    s.add_argument("--rules")
+
+    args = p.parse_args(argv)
+    if args.command == "demo":
+        from . import demo as demo_mod
+        demo_mod.main(seed=args.seed, board=args.board)
+        return 0
+    rc = args.rules_command
+    if rc == "serve":
+        oracle.serve(sys.stdin, sys.stdout)
+        return 0
+    req = {"op": rc, "game": args.game}
+    if getattr(args, "rules", None):
+        req["rules"] = _rules_json(args.rules)
+    if rc == "classify":
+        req["cards"] = args.cards
+    elif rc == "legal":
+        req.update(hand=args.cards, over=args.over, first_play=args.first_play, duty=args.duty)
+    elif rc == "beats":
+        req.update(play=args.play, over=args.over)
+    elif rc == "score":
+        req.update(hands_left=_left(args.left), shown=_seats(args.shown), doubled=_seats(args.doubled))
+        for name, seats in (("--shown", args.shown), ("--doubled", args.doubled)):
+            bad = [x for x in seats or [] if x not in ("E", "N", "W", "S")]
+            if bad:
+                raise SystemExit("paizhuo: %s takes seats E, N, W, S, not %s" % (name, ", ".join(bad)))
+    return _print_answer(oracle.answer(req))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

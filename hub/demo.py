@@ -1,0 +1,82 @@
+"""``paizhuo demo``: four bots play one complete Big Two deal from a seeded deal, shown on the terminal.
+
+The deal comes from a seeded shuffle (the event's HMAC deal generator replaces it when the
+venue side lands); everything else is the real engine and the real bot.
+"""
+
+import random
+
+from paizhuo_shared.bigtwo import KIND_NAMES_ZH
+from paizhuo_shared.cards import pretty
+
+from .bots.bigtwo import BigTwoBot
+from .rules.bigtwo import SEAT_NAMES_ZH, SEATS, BigTwo, Deal
+
+SEAT_LABEL = {s: "%s %s" % (SEAT_NAMES_ZH[s], s) for s in SEATS}
+
+
+def _cards(codes):
+    return " ".join(pretty(c) for c in codes) if codes else "—"
+
+
+def seeded_deal(seed, board=1):
+    """A deal from a seeded shuffle of the 52 card numbers."""
+    order = list(range(52))
+    random.Random(seed).shuffle(order)
+    return Deal.from_permutation(order, board=board)
+
+
+def play_deal(deal, bots, out=print):
+    """Play ``deal`` with one bot per seat, narrating every event through ``out``; return the state."""
+    game = BigTwo(deal)
+    out("Board %s — 竞技锄大地, seeded deal" % deal.board)
+    for seat in SEATS:
+        out("  %s  %s" % (SEAT_LABEL[seat], _cards(game.view(seat)["hand"])))
+    out("首家 (holds ♦3): %s" % SEAT_LABEL[deal.first_seat])
+    out("")
+    out("明牌 (show hand), decided together:")
+    while game.phase != "over":
+        seat = game.to_act()[0]
+        view = game.view(seat)
+        action = bots[seat].choose(view, game.legal_actions(seat))
+        events = game.apply(action)
+        if action.type == "show":
+            out("  %s %s" % (SEAT_LABEL[seat], "明牌 shows" if action.yes else "不明牌 keeps it hidden"))
+        for ev in events:
+            kind = ev["type"]
+            if kind == "shown":
+                for s, hand in sorted(ev["hands"].items()):
+                    out("  shown: %s %s" % (SEAT_LABEL[s], _cards(hand)))
+            elif kind == "phase" and ev["phase"] == "double":
+                out("")
+                out("加倍 (double), one by one from %s:" % SEAT_LABEL[ev["turn"]])
+            elif kind == "double":
+                out("  %s %s" % (SEAT_LABEL[ev["seat"]], "加倍 doubles" if ev["yes"] else "不加倍 does not double"))
+            elif kind == "phase" and ev["phase"] == "play":
+                out("")
+                out("Play (%s leads with ♦3):" % SEAT_LABEL[ev["turn"]])
+            elif kind == "play":
+                out("  %s  %-16s %s (%s), %d left" % (
+                    SEAT_LABEL[ev["seat"]], _cards(ev["cards"]), ev["kind"], KIND_NAMES_ZH[ev["kind"]], ev["left"]))
+            elif kind == "pass":
+                out("  %s  过 pass" % SEAT_LABEL[ev["seat"]])
+            elif kind == "report":
+                out("  ** 报单: %s has one card left **" % SEAT_LABEL[ev["seat"]])
+            elif kind == "round_end":
+                out("  — round over, %s leads —" % SEAT_LABEL[ev["leader"]])
+    r = game.result()
+    out("")
+    out("Result: %s went out." % SEAT_LABEL[r.winner])
+    out("  seat     left  ♠2  明牌 加倍  牌分   score  place")
+    for s in SEATS:
+        out("  %-6s %6d  %2s  %4s %4s %4d %7d %6d" % (
+            SEAT_LABEL[s], r.cards_left[s], "yes" if "2S" in r.hands_left[s] else "", "yes" if r.shown[s] else "",
+            "yes" if r.doubled[s] else "", r.points[s], r.scores[s], r.places[s]))
+    out("  scores sum to %d" % sum(r.scores.values()))
+    return game
+
+
+def main(seed=2026, board=1, out=print):
+    deal = seeded_deal(seed, board)
+    bots = {seat: BigTwoBot(seed * 10 + i) for i, seat in enumerate(SEATS)}
+    return play_deal(deal, bots, out)

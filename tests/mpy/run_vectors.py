@@ -1,0 +1,184 @@
+"""Run the Big Two rule vectors (tests/vectors/*.jsonl) under MicroPython or CPython.
+
+    python tests/mpy/build.py build/mpy
+    MICROPYPATH=build/mpy:.frozen micropython -X heapsize=64k tests/mpy/run_vectors.py tests/vectors
+    python tests/mpy/run_vectors.py tests/vectors
+
+Each file is read one line at a time (a 64 KB heap cannot hold a whole file).
+Every failure prints ``path:line: note: what went wrong``; the last line is
+``vectors: N passed, M failed`` and the exit status is 1 if anything failed.
+tests/test_vectors.py imports ``check`` and ``cases`` from here, so CPython and
+MicroPython run the same checks.  Keep this file plain: no f-string specs, no
+rjust/ljust, no itertools/typing/dataclasses.
+"""
+
+import gc
+import json
+import os
+import sys
+
+from paizhuo_shared import bigtwo as B
+
+
+def _get(case, key, seat):
+    m = case.get(key)
+    return bool(m and m.get(seat))
+
+
+def check_classify(case, rules):
+    got = B.classify(B.cards(case["cards"]), rules)
+    kinds = [] if got is None else [got[0]]
+    if kinds != case["kinds"]:
+        return "classify gives %s, expected %s" % (kinds, case["kinds"])
+
+
+def check_beats(case, rules):
+    got = B.beats(B.cards(case["play"]), B.cards(case["over"]), rules)
+    if got != case["beats"]:
+        return "beats gives %s, expected %s" % (got, case["beats"])
+
+
+def check_score(case, rules):
+    seats = case["seats"]
+    hands = case.get("hands")
+    pts = []
+    for s in seats:
+        if hands is not None:
+            h = B.cards(hands[s])
+            pts.append(B.card_points(len(h), B.SPADE_TWO in h, rules))
+        else:
+            pts.append(B.card_points(case["left"][s], _get(case, "spade_two", s), rules))
+    want = [case["points"][s] for s in seats]
+    if pts != want:
+        return "card points %s, expected %s (seats %s)" % (pts, want, seats)
+    got = B.scores(pts, [_get(case, "shown", s) for s in seats],
+                   [_get(case, "doubled", s) for s in seats])
+    want = [case["scores"][s] for s in seats]
+    if got != want:
+        return "scores %s, expected %s (seats %s)" % (got, want, seats)
+
+
+def _find(cs, found):
+    for p in found:
+        if p[0] == cs:
+            return True
+    return False
+
+
+def check_plays(case, rules):
+    # Lean on purpose: a 13-card hand can have 200+ plays, close to what a 64 KB heap holds.
+    # The card lists become tuples and the JSON strings are dropped before plays() runs.
+    hand = B.cards(case.pop("hand"))
+    incl = [B.cards(p) for p in case.pop("includes", ())]
+    excl = [B.cards(p) for p in case.pop("excludes", ())]
+    size = case.get("size", 0)
+    above = -1
+    if case.get("over"):
+        above = B.classify(B.cards(case["over"]), rules)[1]
+    must = case.get("must_hold")
+    must = -1 if must is None else B.card(must)
+    gc.collect()
+    got = B.plays(hand, rules, size, above, must, bool(case.get("top_single_only")))
+    per = {}
+    prev = None
+    for cs, kind, value in got:
+        if B.classify(cs, rules) != (kind, value):
+            return "plays lists %s as %s %d, classify says %s" % (
+                " ".join(B.codes(cs)), kind, value, B.classify(cs, rules))
+        if size and len(cs) != size:
+            return "plays lists %s when following with %d cards" % (" ".join(B.codes(cs)), size)
+        if cs == prev:  # plays are sorted with the cards in the key: a repeat is adjacent
+            return "plays lists %s twice" % " ".join(B.codes(cs))
+        prev = cs
+        per[kind] = per.get(kind, 0) + 1
+    if len(got) != case["count"]:
+        return "plays lists %d plays, expected %d (by kind %s, expected %s)" % (
+            len(got), case["count"], per, case.get("by_kind"))
+    if "by_kind" in case and per != case["by_kind"]:
+        return "plays by kind %s, expected %s" % (per, case["by_kind"])
+    for cs in incl:
+        if not _find(cs, got):
+            return "plays misses %s" % " ".join(B.codes(cs))
+    for cs in excl:
+        if _find(cs, got):
+            return "plays wrongly lists %s" % " ".join(B.codes(cs))
+
+
+CHECKS = {
+    "bigtwo_classify.jsonl": check_classify,
+    "bigtwo_beats.jsonl": check_beats,
+    "bigtwo_score.jsonl": check_score,
+    "bigtwo_plays.jsonl": check_plays,
+}
+
+
+def check(name, case):
+    """None if the case holds, else what went wrong (a short text)."""
+    fn = CHECKS.get(name)
+    if fn is None:
+        return "no checker for vector file %s (known: %s)" % (name, " ".join(sorted(CHECKS)))
+    try:
+        return fn(case, B.Rules.from_dict(case.get("rules")))
+    except Exception as e:
+        return "%s: %s" % (type(e).__name__, e)
+    finally:
+        gc.collect()
+
+
+def files(folder):
+    return sorted(n for n in os.listdir(folder) if n.endswith(".jsonl"))
+
+
+def cases(folder, name):
+    """Yield (line number, case or None, error) for each non-blank line of a file."""
+    f = open(folder + "/" + name)
+    try:
+        n = 0
+        while True:
+            line = f.readline()
+            if not line:
+                break
+            n += 1
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                case = json.loads(line)
+            except ValueError as e:
+                case = None
+                err = "bad JSON: %s" % (e,)
+            line = None  # free the text before the case runs
+            if case is None:
+                yield n, None, err
+            else:
+                yield n, case, None
+    finally:
+        f.close()
+
+
+def main(argv):
+    if len(argv) != 2:
+        print("usage: run_vectors.py VECTOR_DIR")
+        return 2
+    folder = argv[1]
+    ok = bad = 0
+    for name in files(folder):
+        for n, case, err in cases(folder, name):
+            note = ""
+            if case is not None:
+                note = case.get("note", "")
+                err = check(name, case)
+            if err is None:
+                ok += 1
+            else:
+                bad += 1
+                print("%s/%s:%d: %s: %s" % (folder, name, n, note, err))
+    if ok + bad == 0:
+        print("no .jsonl vectors in %s" % folder)
+        bad = 1
+    print("vectors: %d passed, %d failed" % (ok, bad))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

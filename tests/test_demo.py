@@ -1,0 +1,45 @@
+"""`make demo` today: four bots play one seeded deal and the terminal shows all of it."""
+
+import os
+import re
+import subprocess
+import sys
+
+PAIZHUO = os.path.join(os.path.dirname(sys.executable), "paizhuo")
+
+
+def run_demo(*args):
+    out = subprocess.run([PAIZHUO, "demo", *args], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def test_demo_shows_the_deal_every_choice_every_play_and_the_scored_result():
+    text = run_demo("--seed", "2026")
+    # The deal: four hands of 13 cards.
+    hands = re.findall(r"^  \S+ ([ENWS])  ((?:\S+ ){12}\S+)$", text, re.M)
+    assert [seat for seat, _ in hands] == ["E", "N", "W", "S"]
+    assert len({c for _, h in hands for c in h.split()}) == 52
+    # 明牌 for all four, 加倍 for all four.
+    assert len(re.findall(r"明牌 shows|不明牌 keeps it hidden", text)) == 4
+    assert len(re.findall(r"加倍 doubles|不加倍 does not double", text)) == 4
+    # The first play holds ♦3, and someone goes out.
+    first_play = text.split("Play (")[1].splitlines()[1]
+    assert "♦3" in first_play
+    assert re.search(r"Result: \S+ [ENWS] went out\.", text)
+    # The result table: four seats whose scores sum to zero, as the last line says.
+    rows = re.findall(r"^  \S+ ([ENWS])\s+(\d+)\s.*?(-?\d+)\s+(\d)$", text, re.M)
+    assert len(rows) == 4
+    assert sum(int(score) for _, _, score, _ in rows) == 0
+    assert "scores sum to 0" in text
+
+
+def test_demo_is_reproducible_from_its_seed_and_differs_between_seeds():
+    assert run_demo("--seed", "5") == run_demo("--seed", "5")
+    assert run_demo("--seed", "5") != run_demo("--seed", "6")
+
+
+def test_demo_refuses_a_bad_seed_with_a_clear_message():
+    out = subprocess.run([PAIZHUO, "demo", "--seed", "abc"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2
+    assert "invalid int value: 'abc'" in out.stderr
