@@ -149,7 +149,7 @@ def bench_micropython(n_hands):
         with open(hands_path, "w") as f:
             for h in seeded_hands(n_hands, seed=1):
                 f.write(json.dumps({"hand": bt.codes(h)}) + "\n")
-        env = dict(os.environ, MICROPYPATH=lib + ":.frozen")
+        env = build.micropython_env(lib)
         out = subprocess.run(
             [exe, "-X", "heapsize=64k", os.path.join(HERE, "mpy_bench.py"),
              os.path.join(VECTORS, "bigtwo_classify.jsonl"), hands_path],
@@ -254,9 +254,9 @@ def render(m, lead, follow, classify, deals, mpy):
             "| 13-card lead listing, worst | %.2f ms |" % (mpy["lead_max_us"] / 1000),
             "| heap free after the run (of 64 KB) | %d bytes |" % mpy["heap_free_after"],
             "",
-            "The unix port on this x86-64 machine is far faster than an ESP32-S3 at 240 MHz; expect",
-            "roughly 10-30x these times on the board, still well inside a touch's budget for the",
-            "seat's local pre-check of one selection.",
+            "These are unix-port figures on this x86-64 machine, not a seat board's: an ESP32-S3 is",
+            "much slower, and board figures come with the firmware (issue #4).  The seat only needs",
+            "`classify()` for its pre-check of one selection; the full listing runs on the hub.",
         ]
     lines.append("")
     return "\n".join(lines)
