@@ -19,7 +19,7 @@ True
 False
 """
 
-from .cards import InvalidCardError, parse
+from .cards import InvalidCardError, parse, suit_first
 
 RANKS = "3456789TJQKA2"  # Big Two order, low to high
 SUITS = "DCHS"  # ♦ < ♣ < ♥ < ♠
@@ -155,6 +155,8 @@ def card(code):
             return r * 4 + s
     c = parse(code)
     if len(c) != 2 or c[0] not in RANKS or c[1] not in SUITS:
+        if suit_first(code):
+            raise suit_first(code)
         raise InvalidCardError("%s is not a card of the 52-card Big Two deck" % (c,),
                                "%s 不是锄大地的牌（52 张，无王）" % (c,))
     return RANKS.index(c[0]) * 4 + SUITS.index(c[1])

@@ -111,16 +111,29 @@ def parse(text):
         up = "T" + up[2:]
     if len(up) == 2 and up[0] in RANKS and up[1] in SUITS:
         return up
-    if len(up) == 2 and up[1] in RANKS and up[0] in SUITS:
-        raise InvalidCardError(
-            "card %r: write the rank first, like %r" % (text, up[1] + up[0]),
-            "牌 %s：点数在前，例如 %s" % (text, up[1] + up[0]),
-        )
+    hint = suit_first(text)
+    if hint:
+        raise hint
     raise InvalidCardError(
         "%r is not a card: write rank (2-9, T, J, Q, K, A) then suit (S, H, C, D), like '3D' or 'TS'"
         % (text,),
         "%s 不是牌：先写点数（2-9、T、J、Q、K、A）再写花色（S、H、C、D），例如 3D、TS" % (text,),
     )
+
+
+def suit_first(text):
+    """The error for a French card written suit first (``S3``, ``D3``), or None.
+
+    ``D3`` is also Paohuzi's 大字 3, so decks with French cards check this before saying
+    the code is not in the deck.
+    """
+    up = text.strip().upper() if isinstance(text, str) else ""
+    if len(up) == 2 and up[1] in RANKS and up[0] in SUITS:
+        return InvalidCardError(
+            "card %r: write the rank first, like %r" % (text, up[1] + up[0]),
+            "牌 %s：点数在前，例如 %s" % (text, up[1] + up[0]),
+        )
+    return None
 
 
 def in_deck(code, name):
@@ -159,6 +172,8 @@ def parse_many(items, deck=DECK52):
     for item in items:
         code = parse(item)
         if not in_deck(code, deck):
+            if deck != DECK80 and suit_first(item):
+                raise suit_first(item)
             raise InvalidCardError(
                 "%s is not a card of the %s-card deck" % (code, deck),
                 "%s 不是这副 %s 张牌中的牌" % (code, deck),

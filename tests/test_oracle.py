@@ -64,6 +64,7 @@ def test_answers(server, request_, expected):
     (req(op="classify", game="chess", cards=["3D"]), "unknown game 'chess'"),
     (req(op="classify", game="bigtwo", cards=["3D", "1Z"]), "'1Z' is not a card"),
     (req(op="classify", game="bigtwo", cards=["3D", "3D"]), "3D appears twice"),
+    (req(op="classify", game="bigtwo", cards=["D3"]), "write the rank first, like '3D'"),
     (req(op="classify", game="bigtwo", cards=["RJ"]), "not a card of the 52-card Big Two deck"),
     (req(op="classify", game="bigtwo", cards="3D 3S"), "field 'cards' must be a list"),
     (req(op="classify", game="bigtwo", cards=["3D"], rules={"straights": "wrap"}), "straights must be one of"),

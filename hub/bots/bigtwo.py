@@ -76,7 +76,9 @@ class BigTwoBot:
         if fives and self.rng.random() < 0.5:
             return fives[0]
         with_low = [a for a in plays if low in a.cards]
-        return max(with_low, key=lambda a: (len(a.cards), -max(a.cards)))
+        size = max(len(a.cards) for a in with_low)
+        best = [a for a in with_low if len(a.cards) == size]
+        return best[self.rng.randrange(len(best))]  # the seed picks among equally good leads
 
     def _follow(self, view, plays, passing):
         if not plays:

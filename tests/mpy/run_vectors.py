@@ -18,6 +18,7 @@ import os
 import sys
 
 from paizhuo_shared import bigtwo as B
+from paizhuo_shared import cards as C
 
 
 def _get(case, key, seat):
@@ -25,7 +26,46 @@ def _get(case, key, seat):
     return bool(m and m.get(seat))
 
 
+def _expect_error(case, fn):
+    """For a case with "error": the call must raise InvalidCardError with that code."""
+    try:
+        fn()
+    except C.InvalidCardError as e:
+        if e.code != case["error"]:
+            return "raised %s (%s), expected %s" % (e.code, e, case["error"])
+        if not e.zh or not e.en:
+            return "error %s has no zh/en text" % e.code
+        return None
+    return "accepted, expected error %s" % case["error"]
+
+
+def check_cards(case, rules):
+    deck = case.get("deck", C.DECK52)
+    if "error" in case:
+        return _expect_error(case, lambda: C.parse_many(case["input"], deck))
+    got = C.parse_many(case["input"], deck)
+    if got != case["cards"]:
+        return "parse_many gives %s, expected %s" % (got, case["cards"])
+    if "pretty" in case:
+        shown = [C.pretty(c) for c in got]
+        if shown != case["pretty"]:
+            return "pretty gives %s, expected %s" % (shown, case["pretty"])
+
+
+def check_decks(case, rules):
+    d = C.deck(case["deck"])
+    if len(d) != case["size"]:
+        return "deck %s has %d cards, expected %d" % (case["deck"], len(d), case["size"])
+    distinct = {}
+    for c in d:
+        distinct[c] = distinct.get(c, 0) + 1
+    if len(distinct) != case["distinct"] or max(distinct.values()) != case["copies"]:
+        return "deck %s: %d distinct, %d copies max" % (case["deck"], len(distinct), max(distinct.values()))
+
+
 def check_classify(case, rules):
+    if "error" in case:
+        return _expect_error(case, lambda: B.cards(case["cards"]))
     got = B.classify(B.cards(case["cards"]), rules)
     kinds = [] if got is None else [got[0]]
     if kinds != case["kinds"]:
@@ -105,6 +145,8 @@ def check_plays(case, rules):
 
 
 CHECKS = {
+    "cards_parse.jsonl": check_cards,
+    "cards_decks.jsonl": check_decks,
     "bigtwo_classify.jsonl": check_classify,
     "bigtwo_beats.jsonl": check_beats,
     "bigtwo_score.jsonl": check_score,
