@@ -728,7 +728,7 @@ BAD_ACTIONS = [
     ({"type": "play", "seat": "E", "cards": ["BJ", "3D"]}, "invalid_card", "BJ"),
     ({"type": "play", "seat": "E", "cards": ["x3"]}, "invalid_card", "x3"),
     ({"type": "play", "seat": "E", "cards": ["SA"]}, "invalid_card", "rank first"),
-    ({"type": "play", "seat": "E", "cards": ["D3"]}, "invalid_card", "52-card"),
+    ({"type": "play", "seat": "E", "cards": ["D3"]}, "invalid_card", "write the rank first"),
     ({"type": "play", "seat": "E", "cards": 5}, "invalid_card", "list"),
     ({"type": "play", "seat": "E", "cards": {"3D": 1}}, "invalid_card", "list"),
     ({"type": "play", "seat": "E", "cards": [None]}, "invalid_card", "None"),
