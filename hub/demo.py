@@ -5,6 +5,7 @@ venue side lands); everything else is the real engine and the real bot.
 """
 
 import random
+import unicodedata
 
 from paizhuo_shared.bigtwo import KIND_NAMES_ZH
 from paizhuo_shared.cards import pretty
@@ -13,6 +14,12 @@ from .bots.bigtwo import BigTwoBot
 from .rules.bigtwo import SEAT_NAMES_ZH, SEATS, BigTwo, Deal
 
 SEAT_LABEL = {s: "%s %s" % (SEAT_NAMES_ZH[s], s) for s in SEATS}
+
+
+def _pad(text, width):
+    """Left-align ``text`` in ``width`` terminal columns (Chinese characters take two)."""
+    cols = sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+    return text + " " * max(0, width - cols)
 
 
 def _cards(codes):
@@ -56,8 +63,9 @@ def play_deal(deal, bots, out=print):
                 out("")
                 out("Play (%s leads with ♦3):" % SEAT_LABEL[ev["turn"]])
             elif kind == "play":
-                out("  %s  %-16s %s (%s), %d left" % (
-                    SEAT_LABEL[ev["seat"]], _cards(ev["cards"]), ev["kind"], KIND_NAMES_ZH[ev["kind"]], ev["left"]))
+                out("  %s  %s %s (%s), %d left" % (
+                    SEAT_LABEL[ev["seat"]], _pad(_cards(ev["cards"]), 16), ev["kind"], KIND_NAMES_ZH[ev["kind"]],
+                    ev["left"]))
             elif kind == "pass":
                 out("  %s  过 pass" % SEAT_LABEL[ev["seat"]])
             elif kind == "report":
@@ -67,11 +75,13 @@ def play_deal(deal, bots, out=print):
     r = game.result()
     out("")
     out("Result: %s went out." % SEAT_LABEL[r.winner])
-    out("  seat     left  ♠2  明牌 加倍  牌分   score  place")
+    out("  " + "".join(_pad(h, w) for h, w in (("seat", 7), ("left", 6), ("♠2", 5), ("明牌", 6), ("加倍", 6),
+                                                  ("牌分", 6), ("score", 8), ("place", 5))))
     for s in SEATS:
-        out("  %-6s %6d  %2s  %4s %4s %4d %7d %6d" % (
-            SEAT_LABEL[s], r.cards_left[s], "yes" if "2S" in r.hands_left[s] else "", "yes" if r.shown[s] else "",
-            "yes" if r.doubled[s] else "", r.points[s], r.scores[s], r.places[s]))
+        out("  %s%4d  %s%s%s%4d  %6d  %5d" % (
+            _pad(SEAT_LABEL[s], 7), r.cards_left[s], _pad("yes" if "2S" in r.hands_left[s] else "", 5),
+            _pad("yes" if r.shown[s] else "", 6), _pad("yes" if r.doubled[s] else "", 6), r.points[s],
+            r.scores[s], r.places[s]))
     out("  scores sum to %d" % sum(r.scores.values()))
     return game
 
