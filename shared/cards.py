@@ -190,6 +190,27 @@ def parse_many(items, deck=DECK52):
     return out
 
 
+def sort_key(code):
+    """A natural display order for any deck: 2..A with ♦♣♥♠ inside a rank, then 小王, 大王;
+    Paohuzi 小字 一..十, then 大字 壹..拾.  Games with their own order (Big Two's 3..2) sort by it.
+
+    >>> sorted(["RJ", "AS", "2D", "BJ", "TD"], key=sort_key)
+    ['2D', 'TD', 'AS', 'BJ', 'RJ']
+    """
+    if code in JOKERS:
+        return 100 + JOKERS.index(code)
+    if code[0] == "x":
+        return 200 + int(code[1:])
+    if code[0] == "d":
+        return 300 + int(code[1:])
+    return RANKS.index(code[0]) * 4 + SUITS.index(code[1])
+
+
+def sort_codes(codes):
+    """Codes sorted by :func:`sort_key` (a new list)."""
+    return sorted(codes, key=sort_key)
+
+
 def pretty(code):
     """How a card is printed for people: suit symbol then rank (``♠T``), 小王/大王, 一/壹.
 

@@ -76,6 +76,9 @@ def test_answers(server, request_, expected):
     (req(op="score", game="bigtwo", hands_left={"E": [], "N": [], "W": [], "S": []},
          shown={"E": "yes", "N": False, "W": False, "S": False}, doubled=SEATS_FALSE), "shown.E has a bad value"),
     ("x" * (oracle.MAX_LINE + 10), "longer than"),
+    (req(op="score", game="bigtwo", hands_left={"E": ["3D"], "N": ["4D"], "W": ["5D"], "S": ["6D"]},
+         shown=SEATS_FALSE, doubled=SEATS_FALSE), "exactly one seat with no cards left"),
+    (req(op="replay", game="bigtwo", record=[1]), "field 'record' must be an object"),
 ])
 def test_bad_requests_are_answered_and_the_server_carries_on(server, line, fragment):
     ans = server(line)
@@ -114,3 +117,39 @@ def test_one_shot_errors_exit_nonzero_with_a_message():
     assert out.returncode != 0 and "missing N, W, S" in out.stderr
     out = run("rules", "score", "bigtwo", "--left", "Q=3D")
     assert out.returncode != 0 and "SEAT=CARDS" in out.stderr
+
+
+def _finished_record():
+    from paizhuo.bots.bigtwo import BigTwoBot
+    from paizhuo.demo import seeded_deal
+    from paizhuo.rules.bigtwo import BigTwo
+
+    game = BigTwo(seeded_deal(3))
+    bots = {s: BigTwoBot(i) for i, s in enumerate("ENWS")}
+    while game.phase != "over":
+        seat = game.to_act()[0]
+        game.apply(bots[seat].choose(game.view(seat), game.legal_actions(seat)))
+    return game
+
+
+def test_replay_op_recomputes_a_logged_deal(server):
+    game = _finished_record()
+    record = game.record()
+    ans = server(json.dumps({"op": "replay", "game": "bigtwo", "record": record}))
+    assert ans["ok"] and ans["phase"] == "over"
+    assert ans["result"]["scores"] == game.result().scores
+    partial = dict(record, actions=record["actions"][:10])
+    ans = server(json.dumps({"op": "replay", "game": "bigtwo", "record": partial}))
+    assert ans["ok"] and ans["phase"] == "play" and ans["actions"] == 10 and len(ans["to_act"]) == 1
+
+
+def test_replay_op_names_the_illegal_action(server):
+    record = _finished_record().record()
+    bad = dict(record, actions=list(record["actions"]))
+    bad["actions"][12] = {"type": "pass", "seat": "E"} if bad["actions"][12]["seat"] != "E" else {"type": "pass", "seat": "N"}
+    ans = server(json.dumps({"op": "replay", "game": "bigtwo", "record": bad}))
+    assert ans["ok"] is False and ans["error"].startswith("action 12: ") and ans["code"] == "not_your_turn"
+    ans = server(json.dumps({"op": "replay", "game": "bigtwo", "record": {"game": "bigtwo"}}))
+    assert ans["ok"] is False and "no \"deal\"" in ans["error"]
+    ans = server(json.dumps({"op": "replay", "game": "bigtwo", "record": dict(record, actions="all")}))
+    assert ans["ok"] is False and "must be a list" in ans["error"]

@@ -642,8 +642,13 @@ class BigTwo:
         """Replay a logged deal through the engine; an illegal logged action raises with its index."""
         if not isinstance(record, dict) or record.get("game") != GAME:
             raise ValueError("not a Big Two record: it needs \"game\": \"bigtwo\"")
+        if "deal" not in record:
+            raise ValueError("the record has no \"deal\": it needs the four hands the deal started from")
+        actions = record.get("actions", [])
+        if not isinstance(actions, list):
+            raise ValueError("\"actions\" must be a list of actions")
         state = cls(Deal.from_dict(record["deal"]), Rules.from_dict(record.get("rules")))
-        for n, a in enumerate(record.get("actions", [])):
+        for n, a in enumerate(actions):
             try:
                 state.apply(Action.from_dict(a))
             except IllegalActionError as e:

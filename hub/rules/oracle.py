@@ -3,6 +3,12 @@
 ``paizhuo rules serve`` reads one JSON request per line and writes one JSON answer per line.
 A malformed request gets ``{"ok": false, "error": "..."}`` and the next line is read as usual.
 
+Ops: ``classify`` (cards → kinds), ``beats`` (play over play), ``score`` (hands left, 明牌 and
+加倍 → card points and scores), ``legal`` (every legal play of a hand, optionally over a play,
+on the 首攻 or under the 报单 duty), ``replay`` (a deal record → where it stands, and the
+result if it is over; an illegal action is named by its index) and ``games``.  Each op takes
+optional ``"rules"``: rule options by name (docs/rules-options.md).
+
 >>> answer({"op": "classify", "game": "bigtwo", "cards": ["3D", "3S"]})
 {'ok': True, 'kinds': ['pair']}
 >>> answer({"op": "beats", "game": "bigtwo", "play": ["2D"], "over": ["AS"]})
@@ -12,13 +18,14 @@ A malformed request gets ``{"ok": false, "error": "..."}`` and the next line is 
 """
 
 import json
+import sys
 
 from paizhuo_shared import bigtwo as bt
 from paizhuo_shared.cards import InvalidCardError
 
 from . import bigtwo as engine
 
-OPS = ("classify", "beats", "score", "legal", "games")
+OPS = ("classify", "beats", "score", "legal", "replay", "games")
 MAX_LINE = 64 * 1024  # a request longer than this is refused without parsing
 
 
@@ -75,6 +82,10 @@ def _bigtwo(req, op):
                 if c in seen:
                     raise RequestError("%s is left in two hands" % bt.code(c))
                 seen.add(c)
+        out_seats = [s for s in engine.SEATS if not left[s]]
+        if len(out_seats) != 1:
+            raise RequestError("a finished deal has exactly one seat with no cards left (the one who went out), "
+                               "not %d" % len(out_seats))
         points = [bt.card_points(len(left[s]), bt.SPADE_TWO in left[s], rules) for s in engine.SEATS]
         sc = bt.scores(points, [shown[s] for s in engine.SEATS], [doubled[s] for s in engine.SEATS])
         return {"points": dict(zip(engine.SEATS, points)), "scores": dict(zip(engine.SEATS, sc))}
@@ -89,6 +100,12 @@ def _bigtwo(req, op):
                          must_hold=bt.DIAMOND_THREE if req.get("first_play") else -1,
                          top_single_only=bool(req.get("duty")))
         return {"plays": [{"cards": bt.codes(p[0]), "kind": p[1]} for p in found]}
+    if op == "replay":
+        state = engine.BigTwo.from_record(_field(req, "record", dict))
+        out = {"phase": state.phase, "to_act": list(state.to_act()), "actions": len(state.actions)}
+        if state.phase == engine.OVER:
+            out["result"] = state.result().to_dict()
+        return out
     raise RequestError("unknown op %r; ops are %s" % (op, ", ".join(OPS)))
 
 
@@ -110,9 +127,9 @@ def answer(req):
         out = {"ok": True}
         out.update(_bigtwo(req, op))
         return out
-    except (RequestError, InvalidCardError) as e:
-        return {"ok": False, "error": str(e)}
-    except ValueError as e:  # option values and card counts checked by the rules code
+    except engine.IllegalActionError as e:  # a replayed record with an illegal action
+        return {"ok": False, "error": str(e), "code": e.code, "zh": e.zh}
+    except ValueError as e:  # RequestError, InvalidCardError, rule options, deals
         return {"ok": False, "error": str(e)}
 
 
@@ -126,7 +143,11 @@ def answer_line(line):
         except ValueError as e:
             out = {"ok": False, "error": "not JSON: %s" % e}
         else:
-            out = answer(req)
+            try:
+                out = answer(req)
+            except Exception as e:  # a bug must not end a referee's session; say so and carry on
+                sys.stderr.write("paizhuo rules: internal error on %r: %r\n" % (line[:200], e))
+                out = {"ok": False, "error": "internal error (reported on stderr): %s" % type(e).__name__}
     return json.dumps(out, ensure_ascii=False)
 
 

@@ -46,6 +46,10 @@ def check_cards(case, rules):
     got = C.parse_many(case["input"], deck)
     if got != case["cards"]:
         return "parse_many gives %s, expected %s" % (got, case["cards"])
+    if "sorted" in case:
+        got_sorted = C.sort_codes(got)
+        if got_sorted != case["sorted"]:
+            return "sort_codes gives %s, expected %s" % (got_sorted, case["sorted"])
     if "pretty" in case:
         shown = [C.pretty(c) for c in got]
         if shown != case["pretty"]:
