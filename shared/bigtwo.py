@@ -278,7 +278,8 @@ def kind_of(cs, rules):
 # ---- every legal play ---------------------------------------------------------------
 
 def plays(hand, rules, size=0, above=-1, must_hold=-1, top_single_only=False):
-    """Every play that ``hand`` can make, as ``(cards, kind, value)``, sorted by size, value, cards.
+    """Every play that ``hand`` (sorted, as ``cards()`` returns) can make, as ``(cards, kind, value)``,
+    sorted by size, value, cards.
 
     - ``size``/``above``: when following, only plays of that size with a value above ``above``
       (``size=0`` lists every size: a lead).

@@ -101,6 +101,12 @@ def _card_tuple(cards):
         raise IllegalActionError(e.code, str(e), e.zh) from None
 
 
+def _check_think_ms(think_ms):
+    if think_ms is not None and (not isinstance(think_ms, int) or isinstance(think_ms, bool) or think_ms < 0):
+        raise IllegalActionError("bad_action", "think_ms must be a whole number of milliseconds",
+                                 "think_ms 必须是毫秒整数")
+
+
 def _show(cs):
     return " ".join(pretty(c) for c in codes(cs))
 
@@ -124,6 +130,8 @@ class Deal:
         seen = set()
         out = {}
         for seat in SEATS:
+            if isinstance(hands[seat], str):
+                raise ValueError("seat %s: Deal takes card numbers; use Deal.from_dict for codes like '3D'" % seat)
             hand = tuple(sorted(hands[seat]))
             if len(hand) != HAND_SIZE:
                 raise ValueError("seat %s holds %d cards; every seat is dealt 13" % (seat, len(hand)))
@@ -205,9 +213,7 @@ class Action:
         if type in (SHOW, DOUBLE) and yes is not True and yes is not False:
             raise IllegalActionError("bad_action", "%s needs yes (true) or no (false)" % type,
                                      "%s 需要选择是或否" % type)
-        if think_ms is not None and (not isinstance(think_ms, int) or isinstance(think_ms, bool) or think_ms < 0):
-            raise IllegalActionError("bad_action", "think_ms must be a whole number of milliseconds",
-                                     "think_ms 必须是毫秒整数")
+        _check_think_ms(think_ms)
         self.type = type
         self.seat = seat
         self.yes = yes if type in (SHOW, DOUBLE) else None
@@ -245,9 +251,7 @@ class Action:
 
     def with_meta(self, auto=False, think_ms=None):
         """The same action marked as automatic and/or with the measured thinking time."""
-        if think_ms is not None and (not isinstance(think_ms, int) or isinstance(think_ms, bool) or think_ms < 0):
-            raise IllegalActionError("bad_action", "think_ms must be a whole number of milliseconds",
-                                     "think_ms 必须是毫秒整数")
+        _check_think_ms(think_ms)
         return Action._trusted(self.type, self.seat, self.yes, self.cards, bool(auto), think_ms)
 
     def to_dict(self):
