@@ -147,7 +147,11 @@ def _names(options):
 # ---- cards -------------------------------------------------------------------------
 
 def card(code):
-    """The integer of a card code: ``card("3D") == 0``, ``card("2S") == 51``."""
+    """The integer of a card code: ``card("3D") == 0``, ``card("2S") == 51``; a card number passes through."""
+    if isinstance(code, int) and not isinstance(code, bool):
+        if 0 <= code < 52:
+            return code
+        raise InvalidCardError("%r is not a card number 0..51" % (code,), "%r 不是牌号（0..51）" % (code,))
     if isinstance(code, str) and len(code) == 2:  # fast path for canonical codes (no table: heap)
         r = RANKS.find(code[0])
         s = SUITS.find(code[1])
@@ -168,7 +172,7 @@ def code(c):
 
 
 def cards(codes):
-    """Parse codes (a list, or one string separated by spaces or commas) into a sorted tuple.
+    """Parse codes or card numbers (a list, or one string separated by spaces or commas) into a sorted tuple.
 
     Refuses duplicates: a Big Two deck holds each card once.
 

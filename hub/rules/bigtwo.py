@@ -87,15 +87,6 @@ def _seat_index(seat):
 def _card_tuple(cards):
     """Cards of an action as a sorted tuple of ints, from codes or ints; bad input raises IllegalActionError."""
     try:
-        if isinstance(cards, (list, tuple)) and all(isinstance(c, int) and not isinstance(c, bool) for c in cards):
-            out = tuple(sorted(cards))
-            for k, c in enumerate(out):
-                if not 0 <= c < 52:
-                    raise InvalidCardError("%r is not a card number 0..51" % (c,), "%r 不是牌号" % (c,))
-                if k and out[k - 1] == c:
-                    raise InvalidCardError("%s appears twice" % plays_.code(c), "%s 出现了两次" % plays_.code(c),
-                                           "duplicate_card")
-            return out
         return plays_.cards(cards)
     except InvalidCardError as e:
         raise IllegalActionError(e.code, str(e), e.zh) from None
@@ -132,12 +123,13 @@ class Deal:
         for seat in SEATS:
             if isinstance(hands[seat], str):
                 raise ValueError("seat %s: Deal takes card numbers; use Deal.from_dict for codes like '3D'" % seat)
-            hand = tuple(sorted(hands[seat]))
+            try:
+                hand = plays_.cards(list(hands[seat]))
+            except (InvalidCardError, TypeError) as e:
+                raise ValueError("seat %s: %s" % (seat, e)) from None
             if len(hand) != HAND_SIZE:
                 raise ValueError("seat %s holds %d cards; every seat is dealt 13" % (seat, len(hand)))
             for c in hand:
-                if not isinstance(c, int) or not 0 <= c < 52:
-                    raise ValueError("seat %s holds %r, which is not a card number 0..51" % (seat, c))
                 if c in seen:
                     raise ValueError("%s is dealt twice (seat %s)" % (plays_.code(c), seat))
                 seen.add(c)
