@@ -262,6 +262,23 @@ def render(m, lead, follow, classify, deals, mpy):
     return "\n".join(lines)
 
 
+def plugged_sections(quick):
+    """Sections from tests/bench/bench_*.py: each module's ``section(quick) -> markdown``.
+
+    Every part of the system keeps its benchmark beside the others without editing this
+    script; a section starts with its own ``## heading`` and names its workload.
+    """
+    out = []
+    for fname in sorted(os.listdir(HERE)):
+        if not (fname.startswith("bench_") and fname.endswith(".py")):
+            continue
+        spec = importlib.util.spec_from_file_location(fname[:-3], os.path.join(HERE, fname))
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        out.append((fname, mod.section(quick)))
+    return out
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--out", default=os.path.join(ROOT, "docs", "benchmarks.md"))
@@ -281,6 +298,9 @@ def main(argv=None):
     mpy = bench_micropython(20 if q else 200)
     print("micropython:", mpy)
     text = render(m, lead, follow, classify, deals, mpy)
+    for name, section in plugged_sections(q):
+        print("section:", name)
+        text += "\n" + section.rstrip("\n") + "\n"
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out, "w") as f:
         f.write(text)

@@ -1,0 +1,3 @@
+"""The table hub: seat links over serial, authoritative clocks, the hash-chained event
+log, and the asyncio runtime that drives one table's rules engine (``paizhuo hub``).
+"""
