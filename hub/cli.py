@@ -6,6 +6,11 @@
     paizhuo rules beats bigtwo --play 2D --over AS
     paizhuo rules legal bigtwo 3D 4D 3S ... [--over 5H] [--first-play] [--duty]
     paizhuo rules score bigtwo --left E="5D 6D" --left N= ... [--shown E] [--doubled E S]
+    paizhuo deals --secret S --game bigtwo [--round 1] [--group 1] --boards 1-8   deals and hashes (JSON)
+    paizhuo movement --round N --players players.json [--standings F] [--history F] [--secret S] ...
+    paizhuo score --input results.json [--format json|csv|html] [--output F] [--expected N]   MP standings
+    paizhuo guandan standings --input matches.json [--format json|csv]     Guandan match standings
+    paizhuo guandan pair --round N --input matches.json --sides sides.json [--secret S]
 """
 
 import argparse
@@ -81,7 +86,23 @@ def main(argv=None):
     s.add_argument("--doubled", nargs="*", metavar="SEAT", help="seats that doubled (加倍)")
     s.add_argument("--rules")
 
+    from .venue import deals as venue_deals, movement as venue_movement
+    venue_deals.add_arguments(sub.add_parser("deals", help="a round's seeded duplicate deals with their hashes (JSON)"))
+    venue_movement.add_arguments(sub.add_parser("movement", help="the next round's seating (Swiss movement)"))
+    from .venue import score_cmd
+    score_cmd.add_arguments(sub.add_parser("score", help="duplicate MP scores and standings from results (JSON in)"))
+    from .venue import matches as guandan_matches
+    guandan_matches.add_arguments(sub.add_parser("guandan", help="Guandan match events: standings and Swiss pairing"))
+
     args = p.parse_args(argv)
+    if args.command == "deals":
+        return venue_deals.command(args)
+    if args.command == "movement":
+        return venue_movement.command(args)
+    if args.command == "score":
+        return score_cmd.command(args)
+    if args.command == "guandan":
+        return guandan_matches.command(args)
     if args.command == "demo":
         from . import demo as demo_mod
         demo_mod.main(seed=args.seed, board=args.board)

@@ -1,17 +1,18 @@
 """``paizhuo demo``: four bots play one complete Big Two deal from a seeded deal, shown on the terminal.
 
-The deal comes from a seeded shuffle (the event's HMAC deal generator replaces it when the
-venue side lands); everything else is the real engine and the real bot.
+The deal comes from the event's HMAC deal generator (:mod:`paizhuo.venue.deals`) with a demo
+secret derived from the seed; everything else is the real engine and the real bot.
 """
 
-import random
+import hashlib
 import unicodedata
 
 from paizhuo_shared.bigtwo import KIND_NAMES_ZH
 from paizhuo_shared.cards import pretty
 
 from .bots.bigtwo import BigTwoBot
-from .rules.bigtwo import SEAT_NAMES_ZH, SEATS, BigTwo, Deal
+from .rules.bigtwo import SEAT_NAMES_ZH, SEATS, BigTwo
+from .venue import deals
 
 SEAT_LABEL = {s: "%s %s" % (SEAT_NAMES_ZH[s], s) for s in SEATS}
 
@@ -26,11 +27,19 @@ def _cards(codes):
     return " ".join(pretty(c) for c in codes) if codes else "—"
 
 
+def demo_secret(seed):
+    """The demo's event secret: a fixed function of the seed (an event uses 32 random bytes)."""
+    return hashlib.sha256(b"paizhuo demo secret|%d" % seed).digest()
+
+
+def demo_record(seed, board=1):
+    """The demo deal as the venue records it (round 1, group 1), hash included."""
+    return deals.deal(demo_secret(seed), "bigtwo", 1, 1, board)
+
+
 def seeded_deal(seed, board=1):
-    """A deal from a seeded shuffle of the 52 card numbers."""
-    order = list(range(52))
-    random.Random(seed).shuffle(order)
-    return Deal.from_permutation(order, board=board)
+    """The Big Two engine deal of board ``board`` from the event deal generator, seeded by ``seed``."""
+    return demo_record(seed, board).to_engine_deal()
 
 
 def play_deal(deal, bots, out=print):
@@ -87,6 +96,8 @@ def play_deal(deal, bots, out=print):
 
 
 def main(seed=2026, board=1, out=print):
-    deal = seeded_deal(seed, board)
+    record = demo_record(seed, board)
+    out("Deal hash (each table's result carries it; published after the round): %s" % record.hash)
+    deal = record.to_engine_deal()
     bots = {seat: BigTwoBot(seed * 10 + i) for i, seat in enumerate(SEATS)}
     return play_deal(deal, bots, out)

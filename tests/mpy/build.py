@@ -6,8 +6,9 @@ shared/bigtwo.py, so the tests run bytecode made here by ``mpy-cross``:
     python tests/mpy/build.py build/mpy
     MICROPYPATH=build/mpy:.frozen micropython -X heapsize=64k tests/mpy/run_vectors.py tests/vectors
 
-Layout of the build folder: ``paizhuo_shared/*.mpy`` (every shared/*.py) and
-``run_vectors.mpy``.  ``.frozen`` in MICROPYPATH keeps the built-in modules.
+Layout of the build folder: ``paizhuo_shared/*.mpy`` (every shared/*.py),
+``run_vectors.mpy`` and the checks it imports, ``game_checks.mpy`` and
+``link_checks.mpy`` (from tests/vectors/).  ``.frozen`` in MICROPYPATH keeps the built-in modules.
 """
 
 import os
@@ -19,6 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT / "shared"
 RUNNER = ROOT / "tests" / "mpy" / "run_vectors.py"
+CHECKS = [ROOT / "tests" / "vectors" / n for n in ("game_checks.py", "link_checks.py")]  # the runner imports these
 
 
 class MpyBuildError(RuntimeError):
@@ -70,6 +72,8 @@ def build_mpy(dest_dir):
     for src in sources:
         compile_file(src, pkg / (src.stem + ".mpy"), tool)
     compile_file(RUNNER, dest / "run_vectors.mpy", tool)
+    for src in CHECKS:
+        compile_file(src, dest / (src.stem + ".mpy"), tool)
     return dest
 
 
