@@ -43,6 +43,7 @@ paizhuo.rules.bigtwo.IllegalActionError: You must follow with a five-card hand (
 from paizhuo_shared import bigtwo as plays_
 from paizhuo_shared.bigtwo import Rules, codes, classify, card_points, scores
 from paizhuo_shared.cards import InvalidCardError, pretty
+from ..errors import CodedError
 
 __all__ = ["Rules", "Deal", "Action", "IllegalActionError", "BigTwo", "Result", "SEATS"]
 
@@ -59,20 +60,12 @@ OVER = "over"
 PHASES = (SHOW, DOUBLE, PLAY, OVER)
 
 
-class IllegalActionError(ValueError):
+class IllegalActionError(CodedError):
     """An action the rules refuse.  ``code`` is stable for machines; ``en``/``zh`` are for people.
 
     ``str(error)`` is the English text; a seat shows ``zh`` or ``en`` by its language setting.
     """
 
-    def __init__(self, code, en, zh):
-        super().__init__(en)
-        self.code = code
-        self.en = en
-        self.zh = zh
-
-    def to_dict(self):
-        return {"code": self.code, "en": self.en, "zh": self.zh}
 
 
 def _seat_index(seat):

@@ -52,6 +52,7 @@ import hmac
 from dataclasses import dataclass, field
 
 from paizhuo_shared import cards as cards_
+from ..errors import CodedError
 
 __all__ = [
     "VERSION", "GAMES", "DealError", "DealRecord", "HmacStream", "round_key", "deal_from_round_key",
@@ -92,17 +93,14 @@ GAMES = {
 DEALER = "E"  # Paohuzi's dealer (庄家) holds the 亮张
 
 
-class DealError(ValueError):
+class DealError(CodedError):
     """Bad input for a deal, or a deal record that does not hold together.
 
     ``code`` is stable for programs; ``en``/``zh`` are for people (referees read ``zh``).
     """
 
     def __init__(self, en, zh=None, code="bad_deal"):
-        super().__init__(en)
-        self.code = code
-        self.en = en
-        self.zh = zh or en
+        super().__init__(code, en, zh)
 
 
 # ---- inputs ---------------------------------------------------------------------------

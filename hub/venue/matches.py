@@ -46,6 +46,7 @@ import io
 import json
 import sys
 from dataclasses import dataclass
+from ..errors import CodedError
 
 __all__ = [
     "MatchError", "PairingError", "MatchResult", "Room", "Penalty", "SideRecord", "StandingsRow",
@@ -82,7 +83,7 @@ DEFAULT_STEPS = ("jichafen", "head_to_head", "wins", "draws", "level_diff", "opp
 _PAIR_DOMAIN = b"paizhuo/guandan/pair/v1|"
 
 
-class MatchError(ValueError):
+class MatchError(CodedError):
     """Match input the venue refuses.  ``code`` is stable for machines; ``en``/``zh`` are for people.
 
     >>> try:
@@ -92,14 +93,6 @@ class MatchError(ValueError):
     bad_level | 级数 'Z' 不对：级数是 2–9、T(10)、J、Q、K、A，过A 写 A+
     """
 
-    def __init__(self, code, en, zh):
-        super().__init__(en)
-        self.code = code
-        self.en = en
-        self.zh = zh
-
-    def to_dict(self):
-        return {"code": self.code, "en": self.en, "zh": self.zh}
 
 
 class PairingError(MatchError):

@@ -62,6 +62,7 @@ import hmac
 from dataclasses import dataclass
 
 from .deals import HmacStream
+from ..errors import CodedError
 
 __all__ = ["MovementError", "Table", "Swap", "Round", "seat_round", "draw", "instruction", "parse_players",
            "parse_standings", "parse_history", "SEAT_NAMES_EN", "SEAT_NAMES_ZH", "VERSION"]
@@ -74,14 +75,9 @@ MAX_PLAYERS = 100000
 MAX_ID = 64  # longer ids are almost certainly a wrong column
 
 
-class MovementError(ValueError):
+class MovementError(CodedError):
     """Input the movement cannot use.  ``code`` is stable; ``en``/``zh`` say what to fix."""
 
-    def __init__(self, code, en, zh=None):
-        super().__init__(en)
-        self.code = code
-        self.en = en
-        self.zh = zh or en
 
 
 # ---- value types ----------------------------------------------------------------------

@@ -78,6 +78,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from math import lcm
 from typing import NamedTuple
+from ..errors import CodedError
 
 SEATS = ("E", "N", "W", "S")  # Big Two; Paohuzi uses E, N, W (a subset, so the default accepts both)
 SEAT_ZH = {"E": "东", "N": "北", "W": "西", "S": "南"}
@@ -98,7 +99,7 @@ STEP_TEXT = {
 MAX_NAME = 64  # player, table and group names: longer text is almost certainly a wrong column
 
 
-class ScoringInputError(ValueError):
+class ScoringInputError(CodedError):
     """Results that cannot be scored.  ``code`` is stable for machines; ``en``/``zh`` are for people.
 
     ``row`` is the 1-based index of the offending row in the input (None when the problem is not one
@@ -113,14 +114,11 @@ class ScoringInputError(ValueError):
     """
 
     def __init__(self, code, en, zh, row=None):
-        super().__init__(en)
-        self.code = code
-        self.en = en
-        self.zh = zh
+        super().__init__(code, en, zh)
         self.row = row
 
     def to_dict(self):
-        return {"code": self.code, "en": self.en, "zh": self.zh, "row": self.row}
+        return dict(super().to_dict(), row=self.row)
 
 
 # ---------------------------------------------------------------- exact numbers for display

@@ -37,6 +37,7 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 
 from . import matches as matches_mod
+from ..errors import CodedError
 
 __all__ = ["Store", "StoreError", "SCHEMA_VERSION", "SEATS", "GAMES", "ADJUSTABLE"]
 
@@ -163,7 +164,7 @@ CREATE TABLE audit (
 _MIGRATIONS = {1: _SCHEMA_V1}
 
 
-class StoreError(ValueError):
+class StoreError(CodedError):
     """A call the store refuses; nothing was changed.  ``code`` is stable for machines.
 
     Codes: ``bad_row`` (a field is missing or has the wrong type), ``unknown_event``,
@@ -172,14 +173,6 @@ class StoreError(ValueError):
     ``seat_taken``, ``newer_schema``, ``not_a_store``.
     """
 
-    def __init__(self, code, en, zh):
-        super().__init__(en)
-        self.code = code
-        self.en = en
-        self.zh = zh
-
-    def to_dict(self):
-        return {"code": self.code, "en": self.en, "zh": self.zh}
 
 
 def _utc_now():
