@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench mpy clean
+.PHONY: demo test bench mpy firmware clean
 
 # Debian packages the table simulation and the tests use: socat joins pty pairs into
 # serial links; fonts-wqy-microhei is the CJK font the firmware's glyph subset is cut from.
@@ -37,6 +37,10 @@ test: $(STAMP)
 # Precompiled shared/ for the MicroPython unix port (what a seat board loads).
 mpy: $(STAMP)
 	$(PY) tests/mpy/build.py build/mpy
+
+# The seat firmware: glyph fonts, .mpy files and the ROMFS image (build/firmware, device/README.md).
+firmware: $(STAMP)
+	$(PY) -m paizhuo.sim.firmware build/firmware
 
 bench: $(STAMP)
 	$(PY) tests/bench/run.py --out docs/benchmarks.md

@@ -11,6 +11,8 @@
     paizhuo score --input results.json [--format json|csv|html] [--output F] [--expected N]   MP standings
     paizhuo guandan standings --input matches.json [--format json|csv]     Guandan match standings
     paizhuo guandan pair --round N --input matches.json --sides sides.json [--secret S]
+    paizhuo hub --config table.toml              run a table hub (seats on serial ports)
+    paizhuo hub verify --log table7.sqlite       hash chain and every deal's result by replay
 """
 
 import argparse
@@ -93,6 +95,8 @@ def main(argv=None):
     score_cmd.add_arguments(sub.add_parser("score", help="duplicate MP scores and standings from results (JSON in)"))
     from .venue import matches as guandan_matches
     guandan_matches.add_arguments(sub.add_parser("guandan", help="Guandan match events: standings and Swiss pairing"))
+    from .table import cli as table_cli
+    table_cli.add_arguments(sub.add_parser("hub", help="run a table hub (--config table.toml), or verify its log"))
 
     args = p.parse_args(argv)
     if args.command == "deals":
@@ -103,6 +107,8 @@ def main(argv=None):
         return score_cmd.command(args)
     if args.command == "guandan":
         return guandan_matches.command(args)
+    if args.command == "hub":
+        return table_cli.run(args)
     if args.command == "demo":
         from . import demo as demo_mod
         demo_mod.main(seed=args.seed, board=args.board)

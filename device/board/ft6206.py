@@ -1,0 +1,74 @@
+"""Driver for the reference seat's capacitive touch controller: FocalTech FT6206/FT6336U
+(the same register map) on I2C, address 0x38.
+
+The controller reports the panel's native portrait coordinates (320×480); ``rotate``
+maps them to the landscape screen the firmware draws (480×320).  A tap is a touch that
+went down and came up again; its position is where it went down (a finger that slides
+off a card does not pick the next one).  Polling every 20 ms costs one 5-byte I2C read
+into a preallocated buffer.
+
+    i2c = I2C(0, scl=Pin(8), sda=Pin(18), freq=400_000)
+    touch = FT6206(i2c)
+    x, y = await touch.tap()
+"""
+
+import asyncio
+from micropython import const
+
+ADDR = const(0x38)
+_TD_STATUS = const(0x02)  # number of touches, then P1_XH P1_XL P1_YH P1_YL
+POLL_MS = const(20)
+NATIVE_W = const(320)
+NATIVE_H = const(480)
+
+
+class FT6206:
+    """Touch points in screen coordinates (landscape by default)."""
+
+    def __init__(self, i2c, addr=ADDR, rotate=True, flip_x=False, flip_y=False):
+        self._i2c = i2c
+        self._addr = addr
+        self._buf = bytearray(5)
+        self.rotate = rotate
+        self.flip_x = flip_x
+        self.flip_y = flip_y
+        self.x = 0
+        self.y = 0
+
+    def read(self):
+        """True while a finger is down; then ``x``/``y`` hold its screen position."""
+        b = self._buf
+        self._i2c.readfrom_mem_into(self._addr, _TD_STATUS, b)
+        n = b[0] & 0x0F
+        if n == 0 or n > 2:  # 0: nothing; >2: the controller's "invalid" report
+            return False
+        px = ((b[1] & 0x0F) << 8) | b[2]
+        py = ((b[3] & 0x0F) << 8) | b[4]
+        if self.rotate:  # landscape: screen x runs along the panel's long side
+            x, y = py, NATIVE_W - 1 - px
+            w, h = NATIVE_H, NATIVE_W
+        else:
+            x, y = px, py
+            w, h = NATIVE_W, NATIVE_H
+        if self.flip_x:
+            x = w - 1 - x
+        if self.flip_y:
+            y = h - 1 - y
+        self.x = x
+        self.y = y
+        return True
+
+    def _down(self):
+        try:
+            return self.read()
+        except OSError:  # a glitch on the bus reads as "no finger"; the next poll retries
+            return False
+
+    async def tap(self):
+        """The next tap as ``(x, y)``: waits for a touch and for the finger to lift."""
+        while not self._down():
+            await asyncio.sleep_ms(POLL_MS)
+        x, y = self.x, self.y
+        while self._down():
+            await asyncio.sleep_ms(POLL_MS)
+        return x, y

@@ -1,0 +1,173 @@
+"""Host drivers: the same firmware on the MicroPython unix port, with a simulated panel,
+touch fed by a test, and a pty as the USB serial link.
+
+- :class:`HostDisplay` is a :class:`~board.band.BandDisplay` whose "panel memory" is a file
+  (``screen.raw`` in the frames folder, 480×320 big-endian RGB565, 307200 bytes, rows top
+  to bottom — the bytes an SPI panel receives).  Bands are written into it in place, so a
+  partial refresh (the clock) changes only its rows.  After each refresh the file is copied
+  to ``f00001.raw``, ``f00002.raw``, … and the frame is announced on the control channel;
+  ``frames_keep`` > 0 keeps only that many of the newest.
+- :class:`HostTouch` reads the control channel (stdin): one command per line,
+  ``tap X Y`` (a finger down and up at screen pixel X, Y).  End of input stops the firmware,
+  so a firmware process never outlives the test that drives it.
+- :class:`PtyPort` opens the seat end of a pty pair.  The unix port's ``os`` has no
+  ``read``/``write`` on descriptors and ``FileIO.readinto`` waits until the buffer is full,
+  so the terminal is put in non-canonical mode with VMIN=0, VTIME=0: a read then returns
+  what is there (measured: each poll wake-up reads one whole line the hub wrote).  A read of
+  0 bytes after ``poll`` said "readable" means the other end hung up.
+- :func:`emit` writes a control line to stdout (``ui …``, ``frame …``, ``mem …``, ``link …``).
+"""
+
+import os
+import sys
+import select
+import termios
+
+import asyncio
+
+from board.band import BandDisplay
+
+WIDTH = 480
+HEIGHT = 320
+_VMIN = 6  # indices into termios' cc list on Linux
+_VTIME = 5
+
+
+def emit(line):
+    """One control line for the driver (tests, the simulator); never sent to the hub."""
+    sys.stdout.write(line)
+    sys.stdout.write("\n")
+
+
+def write(part):
+    """Part of a control line (the caller ends it with a newline)."""
+    sys.stdout.write(part)
+
+
+class HostDisplay(BandDisplay):
+    """A 480×320 panel simulated by a file; see the module doc for the file format."""
+
+    def __init__(self, folder, rows=16, keep=0):
+        super().__init__(WIDTH, HEIGHT, rows)
+        self.folder = folder
+        self.keep = keep
+        self.count = 0
+        try:
+            os.mkdir(folder)
+        except OSError:
+            pass  # exists
+        self.screen_path = folder + "/screen.raw"
+        gram = open(self.screen_path, "wb")
+        self._rgb_fb.fill(0)
+        for _ in range(HEIGHT * WIDTH * 2 // len(self._rgb)):
+            gram.write(self._rgb)  # a black panel, as after power-up
+        gram.close()
+        self._gram = open(self.screen_path, "r+b")
+
+    def _begin(self, y, nrows):
+        self._gram.seek(y * WIDTH * 2)
+
+    def _write(self, buf):
+        self._gram.write(buf)
+
+    def frame_done(self):
+        """Copy the panel memory to the next numbered frame file; return its path."""
+        self._gram.flush()
+        self.count += 1
+        path = "%s/f%05d.raw" % (self.folder, self.count)
+        out = open(path, "wb")
+        self._gram.seek(0)
+        while True:
+            n = self._gram.readinto(self._rgb)
+            if not n:
+                break
+            out.write(self._rgb_mv[:n])
+        out.close()
+        if self.keep and self.count > self.keep:
+            try:
+                os.remove("%s/f%05d.raw" % (self.folder, self.count - self.keep))
+            except OSError:
+                pass
+        return path
+
+
+class HostTouch:
+    """Taps from the control channel (stdin lines ``tap X Y``)."""
+
+    def __init__(self):
+        self._in = asyncio.StreamReader(sys.stdin.buffer)
+
+    async def tap(self):
+        """The next tap as ``(x, y)``; ``None`` when the control channel closed."""
+        while True:
+            line = await self._in.readline()
+            if not line:
+                return None
+            parts = line.split()
+            if len(parts) == 3 and parts[0] == b"tap":
+                try:
+                    return int(parts[1]), int(parts[2])
+                except ValueError:
+                    pass
+            emit("error control line not understood (use: tap X Y): %r" % (line,))
+
+
+class PtyPort:
+    """The seat end of a pty (host stand-in for the USB CDC serial link).
+
+    ``await readinto(buf)`` returns the number of bytes read (> 0), or raises OSError when
+    the link is gone.
+    """
+
+    def __init__(self, path):
+        self.path = path
+        self.stream = open(path, "r+b")
+        fd = self.stream.fileno()
+        termios.setraw(fd)
+        attrs = termios.tcgetattr(fd)
+        attrs[6][_VMIN] = 0
+        attrs[6][_VTIME] = 0
+        termios.tcsetattr(fd, termios.TCSANOW, attrs)
+        self._sr = asyncio.StreamReader(self.stream)
+        self._poll = select.poll()
+        self._poll.register(self.stream, select.POLLIN)
+
+    async def readinto(self, buf):
+        while True:
+            n = await self._sr.readinto(buf)
+            if n:
+                return n
+            # poll woke us with nothing to read: the peer hung up, or the data raced away.
+            for _, ev in self._poll.poll(0):
+                if ev & (select.POLLHUP | select.POLLERR):
+                    raise OSError("link lost: %s hung up" % self.path)
+
+    def write(self, data):
+        self.stream.write(data)
+
+    def close(self):
+        try:
+            self.stream.close()
+        except OSError:
+            pass
+
+
+class HostBoard:
+    """What the app needs from a board: display, touch, a link port opener, control lines."""
+
+    name = "host"
+
+    def __init__(self, cfg):
+        self.cfg = cfg
+        self.display = HostDisplay(cfg.frames, cfg.rows, cfg.frames_keep)
+        self.touch = HostTouch()
+        self.emit = emit
+        self.write = write
+
+    def open_port(self):
+        """Open the link; OSError if the pty is not there (yet)."""
+        return PtyPort(self.cfg.port)
+
+
+def setup(cfg):
+    return HostBoard(cfg)

@@ -1,0 +1,97 @@
+"""The reference seat board: ESP32-S3 module, 480×320 ST7796S SPI panel, FT6336U capacitive
+touch, USB CDC link to the hub (hardware/README.md has the wiring table and the BOM).
+
+This file is the board's "hardware setup" in nano-gui's sense: it wires pins to drivers
+and allocates the display's buffers after a ``gc.collect()`` so they come from one
+unfragmented heap.  Change the pin numbers here (and only here) for another layout.
+"""
+
+import gc
+import sys
+import select
+
+import asyncio
+import micropython
+from machine import I2C, Pin, SPI
+
+from board.ft6206 import FT6206
+from board.st7796 import ST7796
+
+# Pinout (ESP32-S3-WROOM-1 N8R2 / N16R8 on the reference carrier).
+SPI_ID = 1
+PIN_SCK = 12
+PIN_MOSI = 11
+PIN_MISO = 13
+PIN_CS = 10
+PIN_DC = 9
+PIN_RST = 14
+PIN_BL = 21  # backlight enable (high: on)
+SPI_HZ = 40_000_000
+I2C_ID = 0
+PIN_SDA = 18
+PIN_SCL = 8
+PIN_TOUCH_RST = 17
+I2C_HZ = 400_000
+
+
+class UsbCdcPort:
+    """The hub link over the board's native USB (CDC ACM): the same port as the REPL.
+
+    Ctrl-C (0x03) must not interrupt the firmware when it occurs in a frame, so the
+    keyboard interrupt is switched off while the link is open.  Reads take what is there
+    (``ipoll`` allocates nothing) and return at least one byte.
+    """
+
+    def __init__(self):
+        micropython.kbd_intr(-1)
+        self._in = sys.stdin.buffer
+        self._out = sys.stdout.buffer
+        self._sr = asyncio.StreamReader(self._in)
+        self._poll = select.poll()
+        self._poll.register(self._in, select.POLLIN)
+        self._one = bytearray(1)
+
+    async def readinto(self, buf):
+        n = await self._sr.readinto(self._one)
+        if not n:
+            raise OSError("USB link closed")
+        buf[0] = self._one[0]
+        n = 1
+        size = len(buf)
+        while n < size:
+            ready = False
+            for _ in self._poll.ipoll(0):
+                ready = True
+            if not ready:
+                break
+            self._in.readinto(self._one)
+            buf[n] = self._one[0]
+            n += 1
+        return n
+
+    def write(self, data):
+        self._out.write(data)
+
+    def close(self):
+        micropython.kbd_intr(3)
+
+
+class RefS3Board:
+    name = "ref-s3"
+
+    def __init__(self, cfg):
+        Pin(PIN_BL, Pin.OUT, value=0)  # dark until the first frame is drawn
+        spi = SPI(SPI_ID, baudrate=SPI_HZ, sck=Pin(PIN_SCK), mosi=Pin(PIN_MOSI), miso=Pin(PIN_MISO))
+        gc.collect()  # the band buffers next: from an unfragmented heap
+        self.display = ST7796(spi, Pin(PIN_CS), Pin(PIN_DC), Pin(PIN_RST), rows=cfg.rows)
+        Pin(PIN_BL, Pin.OUT, value=1)
+        Pin(PIN_TOUCH_RST, Pin.OUT, value=1)
+        self.touch = FT6206(I2C(I2C_ID, scl=Pin(PIN_SCL), sda=Pin(PIN_SDA), freq=I2C_HZ))
+        self.emit = None  # no control channel: stdout is the hub link
+
+    def open_port(self):
+        return UsbCdcPort()
+
+
+def setup(cfg):
+    return RefS3Board(cfg)

@@ -1,0 +1,1 @@
+"""The seat application (see app.py): link, mirror, screens, input."""

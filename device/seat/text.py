@@ -1,0 +1,141 @@
+"""Every text the seat shows, in Chinese (``ZH``, the default) and English (``EN``).
+
+One line per text: ``key|中文|English``.  The table is a single string constant on purpose:
+on a seat board it stays in flash (ROMFS), where a dict of sixty pairs would cost about
+10 KB of heap (measured on the unix port).  :func:`t` finds a line when a screen is built,
+never while drawing.
+
+This table is also the input of the glyph build: the bitmap font holds exactly the
+characters used here, in the refusal texts the hub can send (the engine's, the link's and
+the table hub's string literals), and ASCII (``paizhuo.sim.glyphs``).
+
+Plain Python (no MicroPython imports): the CPython build reads it too.
+
+>>> t("play", ZH), t("play", EN)
+('出牌', 'Play')
+>>> seat_name("N", ZH)
+'北家'
+"""
+
+ZH = 0
+EN = 1
+LANGS = ("zh", "en")
+
+_TABLE = """
+connecting|正在连接牌桌主机…|Connecting to the table hub…
+device|设备 %s|Device %s
+table_seat|第%s桌 · %s|Table %s · %s
+player|选手：%s|Player: %s
+no_player|本座位暂无选手|No player at this seat
+wait_deal|请稍候，牌局即将开始|Please wait: the deal starts soon
+event|赛事：%s|Event: %s
+your_turn|轮到你|Your turn
+wait_for|等待%s|Waiting for %s
+reconnecting|重新连接…|Reconnecting…
+paused|裁判已暂停|Paused by the referee
+call_ref|叫裁判|Referee
+called|已叫裁判，请稍候|Referee called; please wait
+board|第%d副|Board %d
+q_show|是否明牌？明牌后得分×3|Show your hand? Scores ×3
+q_double|是否加倍？加倍后得分×2|Double? Scores ×2
+show_yes|明牌|Show
+show_no|不明牌|Don't show
+double_yes|加倍|Double
+double_no|不加倍|No double
+decided|已选择，等待其他玩家|Chosen; waiting for the others
+chose|已选|Chosen
+wait_double|等待%s选择加倍|Waiting for %s to decide
+time_up|时间到|Time is up
+play|出牌|Play
+pass|过牌|Pass
+passed|过|Pass
+cards_left|%d张|%d left
+shown|明牌|Shown
+doubled|加倍|Doubled
+report|报单|1 card
+report_alert|%s报单！|%s has one card left!
+duty|下家报单：单张须出最大|Next has 1 card: a single must be your highest
+lead|你引牌：可出任意牌型|You lead: any combination
+first_play|首攻须含♦3|The first play must include ♦3
+select|请选牌，再点出牌|Select cards, then Play
+not_combo|不成牌型|Not a combination
+sent|已发送，等待主机确认|Sent; waiting for the hub
+you|你|You
+refused|操作未被接受|Not accepted
+ok|知道了|OK
+result|本副结果|Deal result
+col_seat|座位|Seat
+col_player|选手|Player
+col_left|剩牌|Left
+col_points|牌分|Points
+col_score|得分|Score
+col_place|名次|Place
+next_seat|下一轮：第%s桌 %s|Next round: table %s, %s
+stay|请留在座位，等待下一副|Stay seated for the next deal
+seat_E|东家|East
+seat_S|南家|South
+seat_W|西家|West
+seat_N|北家|North
+kind_single|单张|Single
+kind_pair|对子|Pair
+kind_triple|三张|Triple
+kind_straight|顺子|Straight
+kind_flush|同花|Flush
+kind_full_house|葫芦|Full house
+kind_four_of_a_kind|铁枝|Four of a kind
+kind_straight_flush|同花顺|Straight flush
+"""
+
+# Card faces: suit code -> symbol (in the order of SUITS), ranks as drawn (T is "10").
+SUITS = "DCHS"
+SUIT_FACES = "♦♣♥♠"
+RED_SUITS = "HD"
+
+
+def t(key, lang):
+    """The text ``key`` in language ``lang`` (ZH or EN); KeyError for an unknown key."""
+    i = _TABLE.find("\n" + key + "|")
+    if i < 0:
+        raise KeyError(key)
+    start = i + len(key) + 2
+    mid = _TABLE.find("|", start)
+    if lang == ZH:
+        return _TABLE[start:mid]
+    return _TABLE[mid + 1:_TABLE.find("\n", mid)]
+
+
+def seat_name(seat, lang):
+    """东家 / East for ``"E"``; an unknown seat is shown as it is."""
+    if seat in ("E", "S", "W", "N"):
+        return t("seat_" + seat, lang)
+    return str(seat)
+
+
+def rank_face(rank):
+    return "10" if rank == "T" else rank
+
+
+def suit_face(suit):
+    i = SUITS.find(suit)
+    return SUIT_FACES[i] if i >= 0 else "?"
+
+
+def lang_index(code):
+    """``"en"`` -> EN, anything else -> ZH (Chinese is the default)."""
+    return EN if code == "en" else ZH
+
+
+def keys():
+    """Every key of the table (tests check each is used and drawable)."""
+    return [line.split("|")[0] for line in _TABLE.split("\n") if line]
+
+
+def all_texts():
+    """Every string the table holds (the glyph build's input)."""
+    out = []
+    for line in _TABLE.split("\n"):
+        if line:
+            out.extend(line.split("|")[1:])
+    out.append(SUIT_FACES)
+    out.append("0123456789JQKA")
+    return out

@@ -1,0 +1,210 @@
+"""Build the seat firmware's bitmap fonts: a Chinese glyph subset cut from a TrueType font.
+
+MicroPython's ``framebuf`` only knows an 8×8 ASCII font, so the firmware carries generated
+modules of ``bytes`` (the shape of peterhinch's font-to-py output) that it reads through
+``memoryview`` and ``io.BytesIO`` without allocating:
+
+- ``font16`` — UI text, a 16-row cell (the font drawn at 15 px so descenders fit): every
+  character of ``device/seat/text.py``, of the refusal texts the hub can send (string
+  literals of the engine, the link codec and the table hub), printable ASCII, any
+  ``extra`` text (players' names known at build time) and U+FFFD, drawn as a box for
+  anything missing.
+- ``font24`` — card faces, a 24-row cell: ``0-9 J Q K A`` and the four suit symbols.
+
+Module layout (one glyph = HEIGHT rows of ROW bytes, MONO_HLSB: bit 7 is the left pixel)::
+
+    HEIGHT = 16; ROW = 2
+    CODES = b"..."    # 2 bytes per glyph, big-endian code point, ascending
+    WIDTHS = b"..."   # the advance in pixels per glyph
+    DATA = b"..."     # HEIGHT * ROW bytes per glyph
+    SOURCE = "..."    # sha256 of the inputs: a stale module is detectable
+
+The font is Debian's ``fonts-wqy-microhei`` (``make test`` installs it), rendered with
+Pillow without anti-aliasing.
+
+    >>> sorted(card_chars())[:3]
+    ['0', '1', '2']
+"""
+
+import ast
+import hashlib
+import importlib.util
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+FONT_FILE = Path("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc")
+TEXT_MODULE = ROOT / "device" / "seat" / "text.py"
+# Where the texts the hub may send to a seat live (refusals, seat names, card symbols).
+HUB_TEXT_SOURCES = ("shared/*.py", "hub/rules/*.py", "hub/table/*.py")
+GENERATOR = "glyphs-1"  # bump when the output format or rendering changes
+MISSING = 0xFFFD
+
+# (module name, pixel size, cell height, rows cut off the top of the rendering, cell width)
+UI = ("font16", 15, 16, 3, 16)
+CARDS = ("font24", 24, 24, 4, 24)
+
+
+class GlyphError(RuntimeError):
+    """The font cannot be built (font file missing, Pillow missing, glyph too wide)."""
+
+
+def _load_text_module():
+    spec = importlib.util.spec_from_file_location("seat_text", TEXT_MODULE)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _literals(path):
+    """Every string literal of a Python file except docstrings."""
+    tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    docs = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                docs.add(id(body[0].value))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
+            yield node.value
+
+
+def hub_texts(root=ROOT):
+    """The non-ASCII characters of every string literal the hub side may send to a seat."""
+    chars = set()
+    for pattern in HUB_TEXT_SOURCES:
+        for path in sorted(Path(root).glob(pattern)):
+            for s in _literals(path):
+                chars.update(ch for ch in s if ord(ch) > 126)
+    return chars
+
+
+def ui_chars(extra=""):
+    """The characters of ``font16``: UI texts, hub texts, printable ASCII, ``extra``, U+FFFD."""
+    chars = set(chr(c) for c in range(32, 127))
+    for s in _load_text_module().all_texts():
+        chars.update(s)
+    chars.update(hub_texts())
+    chars.update(extra)
+    chars.add(chr(MISSING))
+    return {ch for ch in chars if ch not in "\n\r\t" and ord(ch) < 0x10000}
+
+
+def card_chars():
+    """The characters of ``font24``: ranks as drawn (10 for T) and the suit symbols."""
+    mod = _load_text_module()
+    chars = set(mod.SUIT_FACES)
+    for rank in "3456789TJQKA2":
+        chars.update(mod.rank_face(rank))
+    return chars
+
+
+def _pillow():
+    try:
+        from PIL import Image, ImageDraw, ImageFont
+    except ImportError:
+        raise GlyphError("Pillow is not installed: pip install 'pillow>=11,<14'") from None
+    if not FONT_FILE.exists():
+        raise GlyphError("%s is missing: install the Debian package fonts-wqy-microhei (make test does)" % FONT_FILE)
+    return Image, ImageDraw, ImageFont
+
+
+def render(chars, spec):
+    """``{code point: (advance, rows)}`` for ``chars``; rows are HEIGHT ints of cell-width bits."""
+    Image, ImageDraw, ImageFont = _pillow()
+    _, px, height, top, cell = spec
+    font = ImageFont.truetype(str(FONT_FILE), px)
+    out = {}
+    for ch in sorted(chars):
+        cp = ord(ch)
+        if cp == MISSING:
+            out[cp] = _box(height, cell)
+            continue
+        img = Image.new("1", (cell * 2, height + top + 8), 0)
+        draw = ImageDraw.Draw(img)
+        draw.fontmode = "1"  # no anti-aliasing: 1-bit glyphs
+        draw.text((0, 0), ch, font=font, fill=1)
+        box = img.getbbox()
+        if box is not None and box[2] > cell:
+            raise GlyphError("glyph %r (U+%04X) is %d px wide; the %d px cell holds %d" % (ch, cp, box[2], px, cell))
+        advance = cell if cp >= 0x2E80 else max(1, int(-(-font.getlength(ch) // 1)))  # CJK: full cell
+        if ch in "♠♥♣♦":
+            advance = cell
+        rows = []
+        for y in range(top, top + height):
+            bits = 0
+            for x in range(cell):
+                bits = (bits << 1) | (1 if img.getpixel((x, y)) else 0)
+            rows.append(bits)
+        out[cp] = (advance, rows)
+    return out
+
+
+def _box(height, cell):
+    """The glyph drawn for a missing character: a hollow box."""
+    w = cell - 4
+    rows = []
+    for y in range(height):
+        if y < 2 or y >= height - 2:
+            rows.append(0)
+        elif y in (2, height - 3):
+            rows.append(((1 << w) - 1) << (cell - w - 1))
+        else:
+            rows.append((1 << (cell - 2)) | (1 << (cell - w)))
+    return cell, rows
+
+
+def module_source(glyphs, spec, digest):
+    """The Python source of a font module for ``glyphs`` (see the module doc)."""
+    name, px, height, _, cell = spec
+    row = cell // 8
+    codes = bytearray()
+    widths = bytearray()
+    data = bytearray()
+    for cp in sorted(glyphs):
+        advance, rows = glyphs[cp]
+        codes += cp.to_bytes(2, "big")
+        widths.append(advance)
+        for bits in rows:
+            data += bits.to_bytes(row, "big")
+    return (
+        "# %s: generated by paizhuo.sim.glyphs from %s at %d px, %d glyphs.\n"
+        "# Do not edit: rebuild the firmware (python -m paizhuo.sim.firmware).\n"
+        "HEIGHT = %d\nROW = %d\nSOURCE = %r\nCODES = %r\nWIDTHS = %r\nDATA = %r\n"
+        % (name, FONT_FILE.name, px, len(glyphs), height, row, digest, bytes(codes), bytes(widths), bytes(data)))
+
+
+def digest(chars, spec):
+    """sha256 over everything a font module depends on."""
+    h = hashlib.sha256()
+    h.update(GENERATOR.encode())
+    h.update(repr(spec).encode())
+    h.update("".join(sorted(chars)).encode())
+    if FONT_FILE.exists():
+        h.update(str(FONT_FILE.stat().st_size).encode())
+    return h.hexdigest()
+
+
+def build_fonts(dest, extra=""):
+    """Write ``font16.py`` and ``font24.py`` into ``dest`` (only when their inputs changed).
+
+    Returns the two paths.
+    """
+    dest = Path(dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for spec, chars in ((UI, ui_chars(extra)), (CARDS, card_chars())):
+        path = dest / (spec[0] + ".py")
+        d = digest(chars, spec)
+        if not (path.exists() and ("SOURCE = %r" % d) in path.read_text(encoding="utf-8")):
+            path.write_text(module_source(render(chars, spec), spec, d), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def read_module(path):
+    """``(codes, widths, data, height, row)`` of a generated font module (for tests and checks)."""
+    ns = {}
+    exec(compile(Path(path).read_text(encoding="utf-8"), str(path), "exec"), ns)
+    codes = [int.from_bytes(ns["CODES"][i:i + 2], "big") for i in range(0, len(ns["CODES"]), 2)]
+    return codes, ns["WIDTHS"], ns["DATA"], ns["HEIGHT"], ns["ROW"]

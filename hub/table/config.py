@@ -1,0 +1,474 @@
+"""The table configuration (``table.toml``): who sits where, which deals, which clocks.
+
+Staff write one file per table hub.  Seats are bound to **device ids** (the seat boards'
+provisioned identities), never to the order of the serial ports: a board plugged into any
+port lands on its own seat.  Every mistake is reported with the file, the key and what to do:
+
+>>> load_text('''
+... [table]
+... hub = "T07"
+... id = "7"
+... event = "demo"
+... [link]
+... ports = ["/dev/ttyACM0"]
+... [devices.S-0001]
+... key = "00"
+... seat = "E"
+... ''', "table.toml")
+Traceback (most recent call last):
+...
+paizhuo.table.config.ConfigError: table.toml: devices.S-0001.key: must be the 64 hex digits of the 32-byte device key staff provisioned (got 2 characters)
+
+A complete example is in ``docs/table-hub.md`` and :data:`EXAMPLE`.
+"""
+
+import hashlib
+import os
+import re
+import tomllib
+
+from ..rules import engine as engine_of
+from ..venue import deals as deals_
+
+__all__ = ["ConfigError", "TableConfig", "Device", "Clocks", "DealPlan", "load", "load_text", "EXAMPLE"]
+
+SEATS = ("E", "N", "W", "S")
+LANGS = ("zh", "en")
+_DEV_ID = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
+_HEX64 = re.compile(r"^[0-9a-fA-F]{64}$")
+_TEXT_ID = re.compile(r"^[^\x00-\x1f]{1,64}$")
+
+
+class ConfigError(ValueError):
+    """A table configuration that cannot run: ``file``, ``key`` and what to do.
+
+    ``code`` is stable for programs; ``en``/``zh`` are for staff.
+    """
+
+    def __init__(self, file, key, en, zh, code="bad_config"):
+        where = "%s: %s" % (file, key) if key else file
+        super().__init__("%s: %s" % (where, en))
+        self.file = file
+        self.key = key
+        self.code = code
+        self.en = en
+        self.zh = "%s：%s" % (where, zh)
+
+
+class Device:
+    """One provisioned seat board: its id, its 32-byte key and the seat it plays."""
+
+    __slots__ = ("id", "key", "seat", "lang")
+
+    def __init__(self, id, key, seat, lang=None):
+        self.id = id
+        self.key = key
+        self.seat = seat
+        self.lang = lang
+
+    def __repr__(self):  # never print the key
+        return "Device(%r, seat=%r)" % (self.id, self.seat)
+
+
+class Clocks:
+    """The hub's clock settings.  Decision limits come from the engine (``time_limit``),
+    whose defaults are RULES.md's 15 s 明牌, 15 s 加倍, 25 s per turn; ``scale`` multiplies
+    them (tests and demos use a small scale; a competition uses 1).
+
+    - ``grace_ms``: how long a seat may be absent before the bot plays for it (托管).
+    - ``offline_ms``: no valid frame for this long marks a seat offline (the contract's 5 s).
+    - ``next_deal_ms``: the result stays on screen this long before the next deal starts.
+    - ``restart_floor_ms``: after a hub restart a running clock gets at least this much, so a
+      player whose time was nearly gone can still see the board again before it expires.
+    - ``checkpoint_ms``: how often the running clock's remaining time is saved (crash recovery).
+    """
+
+    __slots__ = ("scale", "grace_ms", "offline_ms", "next_deal_ms", "restart_floor_ms", "checkpoint_ms")
+
+    def __init__(self, scale=1.0, grace_ms=30000, offline_ms=5000, next_deal_ms=10000,
+                 restart_floor_ms=3000, checkpoint_ms=500):
+        self.scale = scale
+        self.grace_ms = grace_ms
+        self.offline_ms = offline_ms
+        self.next_deal_ms = next_deal_ms
+        self.restart_floor_ms = restart_floor_ms
+        self.checkpoint_ms = checkpoint_ms
+
+    def limit_ms(self, seconds):
+        """Milliseconds for an engine time limit in seconds, after scaling (at least 1 ms)."""
+        return max(1, int(round(seconds * 1000 * self.scale)))
+
+
+class DealPlan:
+    """The deals this table plays, in order: a list of :class:`paizhuo.venue.deals.DealRecord`."""
+
+    __slots__ = ("records", "source")
+
+    def __init__(self, records, source):
+        self.records = records
+        self.source = source  # "inline" or "secret" or "round_key"
+
+    def __len__(self):
+        return len(self.records)
+
+
+class TableConfig:
+    """A checked table configuration.  Build it with :func:`load` or :func:`load_text`."""
+
+    __slots__ = ("path", "hub", "table", "event", "game", "lang", "rules", "log", "ports", "baudrate",
+                 "devices", "players", "clocks", "deals", "digest")
+
+    def __init__(self, **fields):
+        for name in self.__slots__:
+            setattr(self, name, fields[name])
+
+    def device(self, dev_id):
+        """The :class:`Device` with this id, or None (an unknown board)."""
+        return self.devices.get(dev_id)
+
+    def seat_device(self, seat):
+        for d in self.devices.values():
+            if d.seat == seat:
+                return d
+        return None
+
+    def player(self, seat):
+        return self.players.get(seat)
+
+
+# ---- reading -------------------------------------------------------------------------
+
+def load(path):
+    """Read and check ``path``; relative paths inside it (the log) are relative to its folder."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        raise ConfigError(path, "", "cannot read the file (%s): check the path given to --config" % e.strerror,
+                          "无法读取文件（%s）：请检查 --config 给出的路径" % e.strerror, "no_file") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(path, "", "is not UTF-8 text: save it as UTF-8", "不是 UTF-8 文本：请以 UTF-8 保存",
+                          "not_utf8") from None
+    return load_text(text, path, base=os.path.dirname(os.path.abspath(path)))
+
+
+def load_text(text, file="table.toml", base=None):
+    """Check a configuration given as TOML text; ``file`` names it in errors."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(file, "", "is not valid TOML: %s" % e, "不是有效的 TOML：%s" % e, "bad_toml") from None
+    return _build(data, file, base or os.getcwd(), hashlib.sha256(text.encode("utf-8")).hexdigest())
+
+
+class _Reader:
+    """Typed access to one TOML table with errors that name the key."""
+
+    def __init__(self, file, data, prefix=""):
+        self.file = file
+        self.data = data
+        self.prefix = prefix
+        self.used = set()
+
+    def key(self, name):
+        return self.prefix + name
+
+    def fail(self, name, en, zh, code="bad_config"):
+        raise ConfigError(self.file, self.key(name) if name else self.prefix.rstrip("."), en, zh, code)
+
+    def get(self, name, kind, default=None, required=False):
+        self.used.add(name)
+        if name not in self.data:
+            if required:
+                self.fail(name, "is missing: add it (%s)" % _KIND_EN[kind], "缺少此项：请添加（%s）" % _KIND_ZH[kind],
+                          "missing")
+            return default
+        value = self.data[name]
+        ok = {
+            "str": isinstance(value, str),
+            "int": isinstance(value, int) and not isinstance(value, bool),
+            "num": isinstance(value, (int, float)) and not isinstance(value, bool),
+            "bool": isinstance(value, bool),
+            "list": isinstance(value, list),
+            "table": isinstance(value, dict),
+        }[kind]
+        if not ok:
+            self.fail(name, "must be %s, not %r" % (_KIND_EN[kind], value),
+                      "必须是%s，而不是 %r" % (_KIND_ZH[kind], value), "bad_type")
+        return value
+
+    def seconds(self, name, default, low, high):
+        value = self.get(name, "num", default)
+        if not low <= value <= high:
+            self.fail(name, "must be between %s and %s seconds, not %r" % (low, high, value),
+                      "必须在 %s 到 %s 秒之间，而不是 %r" % (low, high, value), "out_of_range")
+        return int(round(value * 1000))
+
+    def section(self, name, required=False):
+        value = self.get(name, "table", None, required)
+        return _Reader(self.file, value if value is not None else {}, self.key(name) + ".")
+
+    def done(self):
+        unknown = sorted(set(self.data) - self.used)
+        if unknown:
+            names = ", ".join(self.key(k) for k in unknown)
+            raise ConfigError(self.file, names, "unknown key: check its spelling against docs/table-hub.md",
+                              "未知的配置项：请对照 docs/table-hub.md 检查拼写", "unknown_key")
+
+
+_KIND_EN = {"str": "a string", "int": "a whole number", "num": "a number", "bool": "true or false",
+            "list": "a list", "table": "a table"}
+_KIND_ZH = {"str": "字符串", "int": "整数", "num": "数字", "bool": "true 或 false", "list": "列表", "table": "表"}
+
+
+def _ident(r, name, required=True, default=None):
+    value = r.get(name, "str", default, required)
+    if value is not None and not _TEXT_ID.match(value):
+        r.fail(name, "must be 1 to 64 printable characters, not %r" % (value,),
+               "必须是 1 到 64 个可打印字符，而不是 %r" % (value,))
+    return value
+
+
+def _build(data, file, base, digest):
+    top = _Reader(file, data)
+    t = top.section("table", required=True)
+    hub = t.get("hub", "str", required=True)
+    if not _DEV_ID.match(hub):
+        t.fail("hub", "must be 1-32 characters of A-Z a-z 0-9 - _ (it is sent in every challenge), not %r" % (hub,),
+               "必须是 1 到 32 个 A-Z a-z 0-9 - _ 字符（每次握手都会发送），而不是 %r" % (hub,), "bad_hub_id")
+    table = _ident(t, "id")
+    event = _ident(t, "event")
+    game = t.get("game", "str", "bigtwo")
+    try:
+        engine = engine_of(game)
+    except ValueError as e:
+        t.fail("game", str(e), "未知的项目 %r" % (game,), "unknown_game")
+    lang = t.get("lang", "str", "zh")
+    if lang not in LANGS:
+        t.fail("lang", "must be \"zh\" or \"en\", not %r" % (lang,), "必须是 \"zh\" 或 \"en\"，而不是 %r" % (lang,))
+    log = t.get("log", "str", "table-%s.sqlite" % table)
+    if not log:
+        t.fail("log", "must name the event log file, like \"table7.sqlite\"", "必须给出事件日志文件名")
+    log = os.path.join(base, log)
+    t.done()
+
+    rules_table = top.get("rules", "table", {})
+    try:
+        rules = engine.Rules.from_dict(rules_table)
+    except (ValueError, TypeError) as e:
+        raise ConfigError(file, "rules", "%s (see docs/rules-options.md)" % e,
+                          "规则选项错误：%s（见 docs/rules-options.md）" % e, "bad_rules") from None
+
+    c = top.section("clock")
+    scale = c.get("scale", "num", 1.0)
+    if not 0.001 <= scale <= 10:
+        c.fail("scale", "must be between 0.001 and 10 (1 in a competition), not %r" % (scale,),
+               "必须在 0.001 到 10 之间（正式比赛为 1），而不是 %r" % (scale,), "out_of_range")
+    clocks = Clocks(
+        scale=float(scale),
+        grace_ms=c.seconds("grace_seconds", 30, 0, 3600),
+        offline_ms=c.seconds("offline_seconds", 5, 0.2, 600),
+        next_deal_ms=c.seconds("next_deal_seconds", 10, 0, 3600),
+        restart_floor_ms=c.seconds("restart_floor_seconds", 3, 0, 600),
+        checkpoint_ms=c.seconds("checkpoint_seconds", 0.5, 0.05, 60),
+    )
+    c.done()
+
+    ln = top.section("link", required=True)
+    ports = ln.get("ports", "list", required=True)
+    if not ports or not all(isinstance(p, str) and p for p in ports):
+        ln.fail("ports", "must list the serial ports of the seat boards, like [\"/dev/ttyACM0\", ...]",
+                "必须列出座位板的串口，如 [\"/dev/ttyACM0\", ...]")
+    if len(set(ports)) != len(ports):
+        dup = sorted({p for p in ports if ports.count(p) > 1})
+        ln.fail("ports", "names %s twice: each port once" % ", ".join(dup), "重复列出 %s：每个串口只写一次" % "、".join(dup))
+    if len(ports) > 16:
+        ln.fail("ports", "lists %d ports; a table has at most 16" % len(ports), "列出 %d 个串口；一桌最多 16 个" % len(ports))
+    ports = [p if os.path.isabs(p) else os.path.join(base, p) for p in ports]
+    baudrate = ln.get("baudrate", "int", 115200)
+    if baudrate <= 0:
+        ln.fail("baudrate", "must be a positive whole number like 115200", "必须是正整数，如 115200")
+    ln.done()
+
+    devices = {}
+    dv = top.section("devices", required=True)
+    for dev_id in dv.data:
+        d = dv.section(dev_id)
+        if not _DEV_ID.match(dev_id):
+            dv.fail(dev_id, "is not a device id: 1-32 characters of A-Z a-z 0-9 - _",
+                    "不是设备编号：1 到 32 个 A-Z a-z 0-9 - _ 字符", "bad_device_id")
+        key = d.get("key", "str", required=True)
+        if not _HEX64.match(key):
+            d.fail("key", "must be the 64 hex digits of the 32-byte device key staff provisioned (got %d characters)"
+                   % len(key), "必须是工作人员配置的 32 字节设备密钥的 64 位十六进制（现为 %d 个字符）" % len(key), "bad_key")
+        seat = d.get("seat", "str", required=True)
+        if seat not in SEATS:
+            d.fail("seat", "must be one of E, N, W, S, not %r" % (seat,), "必须是 E、N、W、S 之一，而不是 %r" % (seat,),
+                   "bad_seat")
+        dlang = d.get("lang", "str", None)
+        if dlang is not None and dlang not in LANGS:
+            d.fail("lang", "must be \"zh\" or \"en\", not %r" % (dlang,), "必须是 \"zh\" 或 \"en\"")
+        d.done()
+        devices[dev_id] = Device(dev_id, bytes.fromhex(key), seat, dlang)
+    if not devices:
+        dv.fail("", "lists no devices: add one [devices.<id>] table per seat board",
+                "没有设备：每个座位板添加一个 [devices.<编号>] 表", "no_devices")
+    by_seat = {}
+    for d in devices.values():
+        if d.seat in by_seat:
+            raise ConfigError(file, "devices", "seat %s is given to both %s and %s: one board per seat"
+                              % (d.seat, by_seat[d.seat], d.id),
+                              "%s 座同时分配给 %s 和 %s：每个座位一块板" % (d.seat, by_seat[d.seat], d.id), "seat_twice")
+        by_seat[d.seat] = d.id
+    keys = [d.key for d in devices.values()]
+    if len(set(keys)) != len(keys):
+        raise ConfigError(file, "devices", "two devices share a key: every board has its own key",
+                          "两个设备使用了同一密钥：每块板必须有自己的密钥", "key_twice")
+    dv.used.update(dv.data)
+    dv.done()
+
+    players = {}
+    pl = top.section("players")
+    for seat in list(pl.data):
+        if seat not in SEATS:
+            pl.fail(seat, "is not a seat: use players.E, players.N, players.W, players.S",
+                    "不是座位：请用 players.E、players.N、players.W、players.S", "bad_seat")
+        p = pl.section(seat)
+        pid = _ident(p, "id")
+        name = _ident(p, "name")
+        p.done()
+        players[seat] = {"id": pid, "name": name}
+    pl.done()
+
+    deals = _deal_plan(top.section("deals", required=True), game)
+    top.done()
+    return TableConfig(path=file, hub=hub, table=table, event=event, game=game, lang=lang, rules=rules, log=log,
+                       ports=ports, baudrate=baudrate, devices=devices, players=players, clocks=clocks,
+                       deals=deals, digest=digest)
+
+
+def _deal_plan(r, game):
+    """``[deals]``: either generated (``secret`` or ``round_key``, with ``round``, ``group``,
+    ``boards``) or given inline (``[[deals.inline]]`` with ``board`` and the four hands)."""
+    inline = r.get("inline", "list", None)
+    secret = r.get("secret", "str", None)
+    round_key = r.get("round_key", "str", None)
+    rnd = r.get("round", "int", 1)
+    group = r.get("group", "int", 1)
+    boards = r.data.get("boards")  # a list or a range text like "1-8": checked below
+    r.used.add("boards")
+    given = [n for n, v in (("inline", inline), ("secret", secret), ("round_key", round_key)) if v is not None]
+    if len(given) != 1:
+        r.fail("", "give exactly one of inline (a list of deals), secret or round_key (with boards); got %s"
+               % (", ".join(given) or "none"),
+               "只能给出 inline（牌局列表）、secret 或 round_key（加 boards）之一；现为 %s" % ("、".join(given) or "无"),
+               "bad_deals")
+    for name, value in (("round", rnd), ("group", group)):
+        if value < 1:
+            r.fail(name, "must be a whole number from 1, not %r" % value, "必须是从 1 开始的整数", "out_of_range")
+    records = []
+    if inline is not None:
+        if boards is not None:
+            r.fail("boards", "goes with secret or round_key; inline deals carry their own board numbers",
+                   "boards 只与 secret 或 round_key 一起用；inline 牌局自带牌号")
+        if not inline:
+            r.fail("inline", "is empty: give at least one deal", "为空：至少给出一副牌")
+        for i, item in enumerate(inline):
+            key = "inline[%d]" % i
+            if not isinstance(item, dict):
+                r.fail(key, "must be a table with board and the hands E, N, W, S", "必须是包含 board 与 E、N、W、S 手牌的表")
+            board = item.get("board", i + 1)
+            hands = {s: item[s] for s in item if s in SEATS}
+            extra = sorted(set(item) - set(SEATS) - {"board"})
+            if extra:
+                r.fail(key, "unknown keys %s: a deal has board and E, N, W, S" % ", ".join(extra),
+                       "未知的项 %s：牌局只有 board 与 E、N、W、S" % "、".join(extra), "unknown_key")
+            hands = {s: (h.replace(",", " ").split() if isinstance(h, str) else h) for s, h in hands.items()}
+            try:
+                rec = deals_.DealRecord.from_dict({"version": deals_.VERSION, "game": game, "round": rnd,
+                                                   "group": group, "board": board, "hands": hands})
+                rec.to_engine_deal()
+            except (deals_.DealError, ValueError) as e:
+                zh = getattr(e, "zh", str(e))
+                r.fail(key, "%s" % e, "%s" % zh, "bad_deal")
+            if any(r.board == rec.board for r in records):
+                r.fail(key, "board %d is given twice: number each deal's board once" % rec.board,
+                       "牌号 %d 重复：每副牌的牌号只能出现一次" % rec.board, "bad_boards")
+            records.append(rec)
+        source = "inline"
+    else:
+        if not isinstance(boards, (str, list)) or not boards:
+            r.fail("boards", "must list the boards to play, like [1, 2, 3] or \"1-8\"",
+                   "必须列出要打的牌号，如 [1, 2, 3] 或 \"1-8\"", "bad_boards")
+        try:
+            if isinstance(boards, str):
+                numbers = deals_.parse_boards(boards)
+            else:
+                if not all(isinstance(b, int) and not isinstance(b, bool) and b >= 1 for b in boards):
+                    raise deals_.DealError("boards must be whole numbers from 1", "牌号必须是从 1 开始的整数", "bad_boards")
+                if len(set(boards)) != len(boards):
+                    raise deals_.DealError("a board is named twice", "有牌号重复", "bad_boards")
+                numbers = list(boards)
+            if secret is not None:
+                key_bytes = deals_.round_key(deals_.parse_secret(secret), rnd)
+                source = "secret"
+            else:
+                if not _HEX64.match(round_key):
+                    raise deals_.DealError("round_key must be the 64 hex digits the venue released for this round",
+                                           "round_key 必须是场地为本轮发布的 64 位十六进制", "bad_round_key")
+                key_bytes = bytes.fromhex(round_key)
+                source = "round_key"
+            records = [deals_.deal_from_round_key(key_bytes, game, group, b, round=rnd) for b in numbers]
+        except deals_.DealError as e:
+            r.fail("boards" if e.code == "bad_boards" else ("secret" if secret is not None else "round_key"),
+                   e.en, e.zh, e.code)
+    r.done()
+    return DealPlan(records, source)
+
+
+EXAMPLE = """\
+# table.toml: one table hub (see docs/table-hub.md)
+[table]
+hub = "T07"               # this hub's id (shown in the challenge)
+id = "7"                  # table number
+event = "2026 national"   # event name
+game = "bigtwo"
+lang = "zh"               # seat language: zh or en
+log = "table7.sqlite"     # the event log, relative to this file
+
+[rules]                   # the engine's rule options (docs/rules-options.md)
+turn_seconds = 25
+
+[clock]
+grace_seconds = 30        # 托管: an absent seat is played by the bot after this
+offline_seconds = 5
+next_deal_seconds = 10
+
+[link]
+ports = ["/dev/ttyACM0", "/dev/ttyACM1", "/dev/ttyACM2", "/dev/ttyACM3"]   # any order
+
+[devices.S-0001]
+key = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+seat = "E"
+[devices.S-0002]
+key = "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+seat = "N"
+[devices.S-0003]
+key = "404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+seat = "W"
+[devices.S-0004]
+key = "606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+seat = "S"
+
+[players.E]
+id = "P001"
+name = "张三"
+
+[deals]
+secret = "text:demo event secret"
+round = 1
+group = 1
+boards = "1-4"
+"""

@@ -1,0 +1,50 @@
+"""Pinned frame hashes of fixed scenes (``frames.json`` beside this file).
+
+A pin is the sha256 of the raw frame (big-endian RGB565), valid for one set of glyph
+bitmaps: the file also records the digest of the fonts the pins were made with, so a
+different Pillow/FreeType/font rendering fails with a message saying so instead of a
+bare hash mismatch.  To re-pin after looking at the PNGs the test wrote:
+
+    PAIZHUO_PIN_FRAMES=1 .venv/bin/python -m pytest -q tests/test_firmware.py
+"""
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from paizhuo.sim import glyphs
+from paizhuo.sim.screenshot import frame_hash, save_png
+
+PIN_FILE = Path(__file__).with_name("frames.json")
+ENV = "PAIZHUO_PIN_FRAMES"
+
+
+def font_digest(firmware):
+    """sha256 over the glyph tables the firmware draws with (not their build metadata)."""
+    h = hashlib.sha256()
+    for name in ("font16", "font24"):
+        codes, widths, data, height, row = glyphs.read_module(firmware.folder / "gen" / (name + ".py"))
+        h.update(repr((codes, height, row)).encode())
+        h.update(widths)
+        h.update(data)
+    return h.hexdigest()
+
+
+def check(firmware, name, frame_path, png_dir):
+    """Compare a frame with its pin (or record it when $PAIZHUO_PIN_FRAMES is set)."""
+    got = frame_hash(frame_path)
+    png = save_png(frame_path, Path(png_dir) / (name + ".png"))
+    pins = json.loads(PIN_FILE.read_text()) if PIN_FILE.exists() else {"font": None, "scenes": {}}
+    fonts = font_digest(firmware)
+    if os.environ.get(ENV):
+        if pins.get("font") != fonts:
+            pins = {"font": fonts, "scenes": {}}
+        pins["scenes"][name] = got
+        PIN_FILE.write_text(json.dumps(pins, indent=1, sort_keys=True) + "\n")
+        return
+    assert pins.get("font") == fonts, (
+        "the glyph bitmaps differ from the ones the pins were made with (another Pillow, FreeType or "
+        "font version?): look at %s and re-pin with %s=1" % (png, ENV))
+    assert name in pins["scenes"], "no pin for scene %r: look at %s and pin it with %s=1" % (name, png, ENV)
+    assert pins["scenes"][name] == got, "scene %r drew a different frame: see %s" % (name, png)

@@ -1,0 +1,425 @@
+"""The seat firmware under the real MicroPython unix port, on a pty link to a test hub that
+speaks the real link codec.  Every screen is reached from hub messages built by the real
+engine, taps go in through the firmware's touch channel, and fixed scenes are checked by
+frame hash (tests/firmware/frames.json; PNGs of each land in the test's tmp folder).
+"""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent / "firmware"))
+
+import pins  # noqa: E402
+import scenes  # noqa: E402
+from rig import DEV, KEY, KEY_HEX, Rig  # noqa: E402
+from testhub import TestHub  # noqa: E402
+
+from paizhuo.rules.bigtwo import Action, IllegalActionError  # noqa: E402
+from paizhuo.sim.firmware import DATA_HEAP, SeatProcess, build  # noqa: E402
+from paizhuo.sim.links import PtyLink  # noqa: E402
+from paizhuo_shared import link  # noqa: E402
+
+pytestmark = pytest.mark.micropython
+
+SEAT = scenes.SEAT
+WELCOME = {"seat": SEAT, "table": "7", "event": "demo", "lang": "zh", "player": scenes.PLAYERS[SEAT]}
+
+
+@pytest.fixture(scope="module")
+def fw(tmp_path_factory):
+    return build(tmp_path_factory.mktemp("firmware"))
+
+
+@pytest.fixture
+def rigs(fw, tmp_path):
+    made = []
+
+    def make(first_state=None, **kw):
+        kw.setdefault("welcome", WELCOME)
+        r = Rig(fw, tmp_path / ("seat%d" % len(made)), **kw)
+        made.append(r)
+        if first_state is not None:
+            r.hub.on_session = lambda hub: hub.send(first_state)
+        return r
+
+    yield make
+    for r in made:
+        r.close()
+
+
+def texts(ui):
+    return ui["text"]
+
+
+def enabled(ui, wid):
+    return ui["widgets"][wid][4] == 1
+
+
+def event_msg(game, events):
+    """The ``event`` message for the seat under test after the engine applied something."""
+    return {"t": "event", "events": events, "view": game.view(SEAT), "turn": len(game.actions),
+            "clock": scenes.clock(game.to_act())}
+
+
+# ---- handshake -------------------------------------------------------------------------------
+
+def test_hello_is_resent_until_the_hub_answers(rigs):
+    r = rigs(scenes.state(None, screen="waiting"), open_hub=False)
+    r.seat.wait_line("link open")
+    r.hub.auto = False
+    r.hub.open()  # late, and flushing what the seat wrote before
+    r.hub.wait(lambda h: len(h.hellos) >= 2, 5, "two hellos with no challenge sent")
+    hellos = [m for _, m in r.hub.hellos]
+    assert all(m["hn"] == "" and m["dev"] == DEV and m["board"] == "host" for m in hellos)
+    assert len({m["n"] for m in hellos}) == len(hellos), "each hello carries a new nonce"
+    r.hub.auto = True
+    r.hub.challenge()
+    r.hub.wait_session()
+    ui = r.seat.wait_screen("waiting")
+    assert r.hub.hellos[-1][1]["hn"] != ""
+    assert "第7桌 · " + "东南西北"["ESWN".index(SEAT)] + "家" in texts(ui)
+
+
+def test_unknown_device_is_shown_on_the_connecting_screen(fw, tmp_path):
+    with PtyLink(str(tmp_path), "s") as pty, TestHub(pty.hub_path, {}) as hub:
+        seat = SeatProcess(fw, "S-9999", KEY_HEX, pty.seat_path, tmp_path / "frames")
+        try:
+            hub.open()
+            hub.challenge()
+            ui = seat.wait_screen("connecting", where=lambda u: any("未在 7 号桌登记" in t for t in u["text"]))
+            assert "设备 S-9999" in texts(ui)
+            assert ui["missing"] == 0
+        finally:
+            seat.stop()
+
+
+def test_bad_provisioning_file_stops_with_a_clear_message(fw, tmp_path):
+    seat = SeatProcess(fw, "S-0001", "not hex", "/dev/null", tmp_path / "frames")
+    try:
+        seat.wait_for(lambda s: not s.alive(), 10, "the firmware to exit")
+    finally:
+        seat.stop()
+    assert seat.proc.returncode == 2
+    assert "seat config: key must be the 32-byte device key" in seat.output()
+
+
+# ---- screens ---------------------------------------------------------------------------------
+
+def test_waiting_screen(rigs, tmp_path, fw):
+    r = rigs(scenes.state(None, screen="waiting"))
+    ui = r.seat.wait_screen("waiting")
+    assert "选手：王明" in texts(ui)
+    assert "请稍候，牌局即将开始" in texts(ui)
+    pins.check(fw, "waiting", r.seat.settle()[1], tmp_path)
+
+
+def test_show_decision_sends_the_choice_for_the_current_turn(rigs, tmp_path, fw):
+    g = scenes.fresh()
+    r = rigs(scenes.state(g))
+    ui = r.seat.wait_screen("show", where=lambda u: enabled(u, "btn:yes"))
+    assert "是否明牌？明牌后得分×3" in texts(ui)
+    pins.check(fw, "show", r.seat.settle()[1], tmp_path)
+    mark = r.seat.mark()
+    r.seat.tap_widget("btn:yes")
+    intent = r.hub.wait_msg("intent")
+    assert intent["turn"] == 0 and intent["a"] == {"type": "show", "yes": True}
+    ui = r.seat.wait_screen("show", after=mark)
+    assert not enabled(ui, "btn:yes") and not enabled(ui, "btn:no"), "locked until the hub answers"
+    events = g.apply(Action.show(SEAT, True))
+    r.hub.send(event_msg(g, events))
+    ui = r.seat.wait_screen("show", where=lambda u: "已选择，等待其他玩家" in u["text"])
+    assert "btn:yes" not in ui["widgets"]
+
+
+def test_double_decision(rigs, tmp_path, fw):
+    g = scenes.double_phase()
+    r = rigs(scenes.state(g))
+    ui = r.seat.wait_screen("double", where=lambda u: enabled(u, "btn:no"))
+    assert "是否加倍？加倍后得分×2" in texts(ui)
+    pins.check(fw, "double", r.seat.settle()[1], tmp_path)
+    r.seat.tap_widget("btn:no")
+    intent = r.hub.wait_msg("intent")
+    assert intent["turn"] == len(g.actions) and intent["a"] == {"type": "double", "yes": False}
+
+
+def test_play_select_deselect_play_and_refusal(rigs, tmp_path, fw):
+    g = scenes.play_phase()
+    r = rigs(scenes.state(g))
+    ui = r.seat.wait_screen("play")
+    assert not enabled(ui, "btn:play") and not enabled(ui, "btn:pass"), "nothing selected; a leader may not pass"
+    assert "首攻须含♦3" in texts(ui)
+    pins.check(fw, "play", r.seat.settle()[1], tmp_path)
+    hand = g.view(SEAT)["hand"]
+    low, other = hand[0], hand[-1]  # ♦3 and the highest card
+    y0 = ui["widgets"]["card:" + low][1]
+    # tap: selected (it rises), tap again: deselected
+    r.seat.tap_widget("card:" + low)
+    ui = r.seat.wait_screen("play", where=lambda u: u["widgets"]["card:" + low][1] < y0)
+    assert enabled(ui, "btn:play") and "单张" in texts(ui)
+    r.seat.tap_widget("card:" + low)
+    ui = r.seat.wait_screen("play", where=lambda u: u["widgets"]["card:" + low][1] == y0)
+    assert not enabled(ui, "btn:play")
+    # two unrelated cards are no combination: the pre-check greys Play (the hub would refuse it anyway)
+    r.seat.tap_widget("card:" + low)
+    r.seat.wait_screen("play", where=lambda u: u["widgets"]["card:" + low][1] < y0)
+    r.seat.tap_widget("card:" + other)
+    ui = r.seat.wait_screen("play", where=lambda u: "不成牌型" in u["text"])
+    assert not enabled(ui, "btn:play")
+    pins.check(fw, "play_selected", r.seat.settle()[1], tmp_path)
+    r.seat.tap_widget("card:" + low)
+    ui = r.seat.wait_screen("play", where=lambda u: enabled(u, "btn:play"))
+    # a single without ♦3: the seat sends it, the hub (the engine) refuses, the seat shows why
+    r.seat.tap_widget("btn:play")
+    intent = r.hub.wait_msg("intent")
+    assert intent["turn"] == len(g.actions) and intent["a"] == {"type": "play", "cards": [other]}
+    with pytest.raises(IllegalActionError) as refused:
+        g.verify(Action.from_dict(dict(intent["a"], seat=SEAT)))
+    r.hub.send(link.reject_message(refused.value, intent["s"]))
+    ui = r.seat.wait_screen("refusal")
+    assert refused.value.zh in texts(ui) and ui["base"] == "play"
+    assert set(ui["widgets"]) == {"btn:ok"}, "only the refusal takes taps"
+    pins.check(fw, "refusal", r.seat.settle()[1], tmp_path)
+    r.seat.tap_widget("btn:ok")
+    ui = r.seat.wait_screen("play")
+    # now the right play: ♦3 alone
+    r.seat.tap_widget("card:" + low)
+    r.seat.wait_screen("play", where=lambda u: enabled(u, "btn:play"))
+    mark = r.hub.mark()
+    r.seat.tap_widget("btn:play")
+    intent = r.hub.wait_msg("intent", after=mark)
+    assert intent["a"] == {"type": "play", "cards": [low]}
+    events = g.apply(Action.play(SEAT, [low]))
+    r.hub.send(event_msg(g, events))
+    ui = r.seat.wait_screen("play", where=lambda u: "card:" + low not in u["widgets"])
+    assert len([w for w in ui["widgets"] if w.startswith("card:")]) == 12
+    assert not enabled(ui, "btn:play"), "not this seat's turn any more"
+
+
+def test_pass_when_following(rigs):
+    g = scenes.following()
+    r = rigs(scenes.state(g))
+    ui = r.seat.wait_screen("play", where=lambda u: enabled(u, "btn:pass"))
+    r.seat.tap_widget("btn:pass")
+    intent = r.hub.wait_msg("intent")
+    assert intent == {"t": "intent", "s": intent["s"], "turn": len(g.actions), "a": {"type": "pass"}}
+
+
+def test_report_and_shown_hands(rigs, tmp_path, fw):
+    g = scenes.report()
+    r = rigs(scenes.state(g))
+    ui = r.seat.wait_screen("play")
+    assert "报单" in texts(ui)
+    shown = g.view(SEAT)["shown"]
+    assert shown and all(" ".join(sorted(cs, key=lambda c: ("3456789TJQKA2".index(c[0]), "DCHS".index(c[1]))))
+                         in texts(ui) for cs in shown.values())
+    pins.check(fw, "report", r.seat.settle()[1], tmp_path)
+    # the 报单 event puts up the alert line
+    one = [s for s, n in g.view(SEAT)["counts"].items() if n == 1 and s != SEAT][0]
+    r.hub.send(event_msg(g, [{"type": "report", "seat": one}]))
+    name = {"E": "东家", "S": "南家", "W": "西家", "N": "北家"}[one]
+    r.seat.wait_screen("play", where=lambda u: name + "报单！" in u["text"])
+
+
+def test_result_screen(rigs, tmp_path, fw):
+    g = scenes.finished()
+    r = rigs(scenes.state(g, seatmap={"table": "7", "seat": SEAT, "player": scenes.PLAYERS[SEAT],
+                                      "next": {"table": "3", "seat": "S"}}))
+    ui = r.seat.wait_screen("result")
+    res = g.result()
+    for seat in "ENWS":
+        assert str(res.scores[seat]) in texts(ui)
+    assert "下一轮：第3桌 南家" in texts(ui)
+    pins.check(fw, "result", r.seat.settle()[1], tmp_path)
+
+
+def test_english_setting(rigs, tmp_path, fw):
+    g = scenes.play_phase()
+    r = rigs(scenes.state(g), welcome=dict(WELCOME, lang="en"))
+    ui = r.seat.wait_screen("play")
+    assert ui["lang"] == "en"
+    assert {"Your turn", "Play", "Pass", "The first play must include ♦3"} <= set(texts(ui))
+    pins.check(fw, "play_en", r.seat.settle()[1], tmp_path)
+
+
+def test_band_height_does_not_change_the_picture(rigs):
+    g = scenes.report()
+    frames = []
+    for rows in (16, 32):
+        r = rigs(scenes.state(g, clock_ms=60000, paused=True), rows=rows)
+        r.seat.wait_screen("play")
+        frames.append(Path(r.seat.settle()[1]).read_bytes())
+    assert frames[0] == frames[1]
+
+
+# ---- clock -----------------------------------------------------------------------------------
+
+def test_clock_counts_down_locally_and_locks_input_at_zero(rigs):
+    g = scenes.play_phase()
+    r = rigs(scenes.state(g, clock_ms=2500))
+    r.seat.wait_screen("play")
+    hand = g.view(SEAT)["hand"]
+    r.seat.tap_widget("card:" + hand[0])
+    r.seat.wait_screen("play", where=lambda u: enabled(u, "btn:play"))
+    ui = r.seat.wait_screen("play", timeout=8, where=lambda u: "时间到" in u["text"])
+    assert not enabled(ui, "btn:play") and not enabled(ui, "btn:pass")
+    ticks = [ln for ln in r.seat.lines if ln.startswith("frame ") and ln.endswith("rows=0-24")]
+    assert len(ticks) >= 2, "the clock redrew its row band each second"
+    mark = r.hub.mark()
+    r.seat.tap_widget("btn:play")
+    r.seat.wait_line("tap ", after=r.seat.mark() - 1)
+    r.hub.send({"t": "clock", "clock": scenes.clock([SEAT], 0)})  # a round trip: anything sent is in by then
+    r.seat.wait_screen("play")
+    assert not [m for m in r.hub.received[mark:] if m["t"] == "intent"], "no intent after the clock ran out"
+
+
+def test_only_the_newest_frames_are_kept_when_asked(rigs):
+    g = scenes.play_phase()
+    r = rigs(scenes.state(g, clock_ms=4000), frames_keep=2)
+    r.seat.wait_frame(after=3, timeout=8)  # the clock draws a frame a second
+    n = r.seat.frames[-1][0]
+    files = sorted(p.name for p in Path(r.seat.frames_dir).glob("f*.raw"))
+    assert len(files) <= 2 and "f%05d.raw" % n in files
+    assert (Path(r.seat.frames_dir) / "screen.raw").stat().st_size == 480 * 320 * 2
+
+
+def test_paused_clock_holds_and_locks(rigs):
+    g = scenes.play_phase()
+    r = rigs(scenes.state(g, clock_ms=9000, paused=True))
+    ui = r.seat.wait_screen("play")
+    assert "裁判已暂停" in texts(ui)
+    r.seat.tap_widget("card:" + g.view(SEAT)["hand"][0])
+    ui = r.seat.wait_screen("play", where=lambda u: "单张" in u["text"])
+    assert not enabled(ui, "btn:play")
+
+
+# ---- link faults -------------------------------------------------------------------------------
+
+def test_sequence_gap_starts_a_new_session_with_a_full_state(rigs):
+    g = scenes.play_phase()
+    r = rigs(scenes.state(g))
+    r.seat.wait_screen("play")
+    r.hub.wait_session(1)
+    r.hub.skip(1)
+    r.hub.send({"t": "clock", "clock": scenes.clock([SEAT], 5000)})  # arrives with a gap
+    r.hub.wait_session(2)
+    hello = r.hub.hellos[-1][1]
+    assert hello["hn"] != ""
+    r.seat.wait_line("link down seq_gap")
+    ui = r.seat.wait_screen("play", after=r.seat.mark() - 1)
+    assert len([w for w in ui["widgets"] if w.startswith("card:")]) == 13
+
+
+@pytest.mark.parametrize("how", ["challenge", "no_session", "bad_tag"])
+def test_hub_lost_session_means_new_handshake(rigs, how):
+    r = rigs(scenes.state(None, screen="waiting"))
+    r.seat.wait_screen("waiting")
+    r.hub.wait_session(1)
+    if how == "challenge":  # the hub restarted
+        r.hub.challenge()
+    else:
+        r.hub.send(link.reject_message(link.LinkError(how), 1))
+    r.hub.wait_session(2)
+    r.seat.wait_line("link up", after=0)
+    assert r.hub.errors == [] or set(r.hub.errors) <= {"no_session"}
+
+
+def test_frames_from_a_wrong_key_or_replayed_are_dropped(rigs):
+    r = rigs(scenes.state(None, screen="waiting"))
+    r.seat.wait_screen("waiting")
+    r.hub.wait_session(1)
+    forged = link.encode({"t": "state", "s": 99, "screen": "result", "view": None, "turn": None, "clock": None,
+                          "players": {}, "result": None, "seatmap": None}, b"\x01" * 32)
+    r.hub.write(forged)
+    r.hub.write(b"garbage\n" + b"x" * 5000 + b"\n")
+    mark = r.seat.mark()
+    r.hub.send({"t": "seatmap", "seatmap": {"table": "7", "seat": SEAT, "player": None, "next": None}})
+    r.seat.wait_screen("waiting", after=mark)
+    assert r.hub.sessions == 1 and r.seat.alive()
+
+
+def test_heartbeat_acks_the_last_hub_frame(rigs):
+    r = rigs(scenes.state(None, screen="waiting"))
+    r.hub.wait_session(1)
+    r.seat.wait_screen("waiting")
+    last = r.hub.send({"t": "seatmap", "seatmap": {"table": "7", "seat": SEAT, "player": None, "next": None}})
+    acks = r.hub.wait(lambda h: [m for m in h.received if m["t"] == "ack" and m["upto"] == last], 5, "an ack")
+    assert acks[0]["upto"] == last
+
+
+def test_link_loss_and_reconnect(rigs):
+    r = rigs(scenes.state(None, screen="waiting"))
+    r.hub.wait_session(1)
+    r.seat.wait_screen("waiting")
+    r.link.close()  # the cable is pulled
+    r.seat.wait_line("link lost")
+    r.hub.close()
+    r.link = PtyLink(r.folder, "seat")  # plugged in again: the same path
+    r.hub = TestHub(r.link.hub_path, {DEV: KEY}, welcome=WELCOME)
+    r.hub.on_session = lambda hub: hub.send(scenes.state(scenes.play_phase()))
+    r.hub.open()
+    r.hub.challenge()
+    r.hub.wait_session(1, timeout=10)
+    r.seat.wait_screen("play")
+
+
+# ---- drawing and memory -------------------------------------------------------------------------
+
+def test_drawing_allocates_nothing_and_the_heap_holds(rigs):
+    g = scenes.play_phase()
+    r = rigs(scenes.state(g))
+    r.seat.wait_screen("play")
+    for c in g.view(SEAT)["hand"][:5]:
+        r.seat.tap_widget("card:" + c)
+        r.seat.wait_line("tap ", after=r.seat.mark() - 1)
+    r.seat.settle()
+    r.seat.wait_for(lambda s: s.mem is not None, 5, "a heap figure")
+    assert r.seat.frames and all(f[2] == 0 for f in r.seat.frames), "draw loop allocated: %r" % r.seat.frames
+    free, low = r.seat.mem
+    assert low >= 4096, "the lowest free heap seen was %d bytes of %d" % (low, DATA_HEAP)
+    assert r.seat.heapsize == r.firmware.heapsize(DATA_HEAP)
+
+
+def test_display_holds_a_band_never_a_frame(fw, tmp_path):
+    from paizhuo.sim.firmware import run_snippet
+    code = (
+        "import gc\n"
+        "from board.host import HostDisplay\n"
+        "gc.collect(); a = gc.mem_free()\n"
+        "d = HostDisplay(%r, 32, 1)\n" % str(tmp_path / "frames") +
+        "gc.collect(); print(d.buffer_bytes(), a - gc.mem_free(), d.rows, len(d.band))\n")
+    out = run_snippet(fw, code)
+    assert out.returncode == 0, out.stdout + out.stderr
+    held, grew, rows, band = map(int, out.stdout.split())
+    assert rows == 32 and band == 480 * 32 // 2
+    assert held <= 480 * 32 and grew < 480 * 32 + 2048, "one band, not a 300 KB frame"
+
+
+def test_runs_in_a_smaller_heap_without_the_precheck(rigs):
+    g = scenes.play_phase()
+    r = rigs(scenes.state(g), data_heap=96 * 1024)
+    r.seat.wait_screen("play")
+    assert "start precheck=0" in "\n".join(r.seat.lines)
+    r.seat.tap_widget("card:" + g.view(SEAT)["hand"][0])
+    r.seat.wait_screen("play", where=lambda u: enabled(u, "btn:play"))
+    r.seat.tap_widget("btn:play")
+    assert r.hub.wait_msg("intent")["a"]["type"] == "play"
+
+
+def test_call_referee_from_any_screen(rigs):
+    r = rigs(scenes.state(None, screen="waiting"))
+    r.seat.wait_screen("waiting")
+    r.seat.tap_widget("btn:call")
+    call = r.hub.wait_msg("call")
+    assert call["why"] == "seat"
+    r.seat.wait_screen("waiting", where=lambda u: "已叫裁判，请稍候" in u["text"])
+
+
+def test_show_phase_marks_who_has_chosen(rigs):
+    g = scenes.fresh()
+    others = [s for s in "ENWS" if s != SEAT]
+    g.apply(Action.show(others[0], True))
+    r = rigs(scenes.state(g))
+    ui = r.seat.wait_screen("show")
+    assert texts(ui).count("已选") == 1, "one seat has chosen; what it chose stays hidden until all have"
