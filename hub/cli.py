@@ -1,6 +1,7 @@
 """The ``paizhuo`` command.
 
-    paizhuo demo [--seed N]                      four bots play one seeded Big Two deal
+    paizhuo demo [--seed N] [--out DIR]          a table: hub + four firmware seats, bots play by touch
+    paizhuo demo --terminal [--seed N]           the same deal with the engine and bots alone
     paizhuo rules serve                          the rules oracle: JSON lines on stdin/stdout
     paizhuo rules classify bigtwo 3D 3S          what kind of play is this?
     paizhuo rules beats bigtwo --play 2D --over AS
@@ -60,9 +61,11 @@ def main(argv=None):
     p = argparse.ArgumentParser(prog="paizhuo", description="Competition system for networked card events (牌桌).")
     sub = p.add_subparsers(dest="command", required=True)
 
-    demo = sub.add_parser("demo", help="four bots play one seeded Big Two deal on the terminal")
+    demo = sub.add_parser("demo", help="a simulated table (hub + four firmware seats) plays one seeded Big Two deal")
     demo.add_argument("--seed", type=int, default=2026, help="seed of the deal and the bots (default 2026)")
     demo.add_argument("--board", type=int, default=1, help="board number shown (default 1)")
+    demo.add_argument("--terminal", action="store_true", help="engine and bots only, told on the terminal (no hub, no firmware)")
+    demo.add_argument("--out", metavar="DIR", help="the run folder (default demo-out/table-<time>)")
 
     rules = sub.add_parser("rules", help="the rules oracle")
     rsub = rules.add_subparsers(dest="rules_command", required=True)
@@ -111,7 +114,9 @@ def main(argv=None):
         return table_cli.run(args)
     if args.command == "demo":
         from . import demo as demo_mod
-        demo_mod.main(seed=args.seed, board=args.board)
+        if args.board < 1:
+            raise SystemExit("paizhuo demo: --board must be 1 or more, not %d" % args.board)
+        demo_mod.main(seed=args.seed, board=args.board, terminal=args.terminal, folder=args.out)
         return 0
     rc = args.rules_command
     if rc == "serve":

@@ -1,7 +1,15 @@
-"""``paizhuo demo``: four bots play one complete Big Two deal from a seeded deal, shown on the terminal.
+"""``paizhuo demo``: one Big Two table, played through and told on the terminal.
 
-The deal comes from the event's HMAC deal generator (:mod:`paizhuo.venue.deals`) with a demo
-secret derived from the seed; everything else is the real engine and the real bot.
+By default the demo runs a whole table on this machine (:mod:`paizhuo.sim.table`): the
+``paizhuo hub`` process, four pty serial links and four seat boards running the real
+firmware under the MicroPython unix port.  Bots play by touching the seats' screens; every
+move goes touch → seat firmware → signed frame → hub → engine → event log → every seat.
+Screenshots of each seat at the key moments (明牌, 加倍, the first play, 报单, the result)
+are written as PNG files to a folder the demo names.
+
+``--terminal`` plays the same deal with the engine and the bots alone (no firmware, no hub),
+which is what the quick tests use.  The deal comes from the event's HMAC deal generator
+(:mod:`paizhuo.venue.deals`) with a demo secret derived from the seed.
 """
 
 import hashlib
@@ -42,22 +50,26 @@ def seeded_deal(seed, board=1):
     return demo_record(seed, board).to_engine_deal()
 
 
-def play_deal(deal, bots, out=print):
-    """Play ``deal`` with one bot per seat, narrating every event through ``out``; return the state."""
-    game = BigTwo(deal)
-    out("Board %s — 竞技锄大地, seeded deal" % deal.board)
-    for seat in SEATS:
-        out("  %s  %s" % (SEAT_LABEL[seat], _cards(game.view(seat)["hand"])))
-    out("首家 (holds ♦3): %s" % SEAT_LABEL[deal.first_seat])
-    out("")
-    out("明牌 (show hand), decided together:")
-    while game.phase != "over":
-        seat = game.to_act()[0]
-        view = game.view(seat)
-        action = bots[seat].choose(view, game.legal_actions(seat))
-        events = game.apply(action)
+class Narrator:
+    """Tells a deal on the terminal: the hands, every 明牌/加倍 choice, every play, 报单 and
+    the scored result.  Fed with each applied action and the events the engine returned."""
+
+    def __init__(self, out=print):
+        self.out = out
+
+    def opening(self, game, deal):
+        out = self.out
+        out("Board %s — 竞技锄大地, seeded deal" % deal.board)
+        for seat in SEATS:
+            out("  %s  %s" % (SEAT_LABEL[seat], _cards(game.view(seat)["hand"])))
+        out("首家 (holds ♦3): %s" % SEAT_LABEL[deal.first_seat])
+        out("")
+        out("明牌 (show hand), decided together:")
+
+    def action(self, action, events):
+        out = self.out
         if action.type == "show":
-            out("  %s %s" % (SEAT_LABEL[seat], "明牌 shows" if action.yes else "不明牌 keeps it hidden"))
+            out("  %s %s" % (SEAT_LABEL[action.seat], "明牌 shows" if action.yes else "不明牌 keeps it hidden"))
         for ev in events:
             kind = ev["type"]
             if kind == "shown":
@@ -81,21 +93,99 @@ def play_deal(deal, bots, out=print):
                 out("  ** 报单: %s has one card left **" % SEAT_LABEL[ev["seat"]])
             elif kind == "round_end":
                 out("  — round over, %s leads —" % SEAT_LABEL[ev["leader"]])
-    r = game.result()
-    out("")
-    out("Result: %s went out." % SEAT_LABEL[r.winner])
-    out("  " + "".join(_pad(h, w) for h, w in (("seat", 7), ("left", 6), ("♠2", 5), ("明牌", 6), ("加倍", 6),
-                                                  ("牌分", 6), ("score", 8), ("place", 5))))
-    for s in SEATS:
-        out("  %s%4d  %s%s%s%4d  %6d  %5d" % (
-            _pad(SEAT_LABEL[s], 7), r.cards_left[s], _pad("yes" if "2S" in r.hands_left[s] else "", 5),
-            _pad("yes" if r.shown[s] else "", 6), _pad("yes" if r.doubled[s] else "", 6), r.points[s],
-            r.scores[s], r.places[s]))
-    out("  scores sum to %d" % sum(r.scores.values()))
+
+    def result(self, r):
+        out = self.out
+        out("")
+        out("Result: %s went out." % SEAT_LABEL[r.winner])
+        out("  " + "".join(_pad(h, w) for h, w in (("seat", 7), ("left", 6), ("♠2", 5), ("明牌", 6), ("加倍", 6),
+                                                      ("牌分", 6), ("score", 8), ("place", 5))))
+        for s in SEATS:
+            out("  %s%4d  %s%s%s%4d  %6d  %5d" % (
+                _pad(SEAT_LABEL[s], 7), r.cards_left[s], _pad("yes" if "2S" in r.hands_left[s] else "", 5),
+                _pad("yes" if r.shown[s] else "", 6), _pad("yes" if r.doubled[s] else "", 6), r.points[s],
+                r.scores[s], r.places[s]))
+        out("  scores sum to %d" % sum(r.scores.values()))
+
+
+def play_deal(deal, bots, out=print):
+    """Play ``deal`` with one bot per seat, narrating every event through ``out``; return the state."""
+    game = BigTwo(deal)
+    tell = Narrator(out)
+    tell.opening(game, deal)
+    while game.phase != "over":
+        seat = game.to_act()[0]
+        action = bots[seat].choose(game.view(seat), game.legal_actions(seat))
+        tell.action(action, game.apply(action))
+    tell.result(game.result())
     return game
 
 
-def main(seed=2026, board=1, out=print):
+def main(seed=2026, board=1, out=print, terminal=False, folder=None):
+    if not terminal:
+        return table_demo(seed, board, folder, out)
+    return terminal_demo(seed, board, out)
+
+
+def table_demo(seed=2026, board=1, folder=None, out=print):
+    """A table of hub + four firmware seats plays board ``board``; returns the folder of the run."""
+    import datetime
+    import os
+
+    from .rules.bigtwo import Action, Deal
+    from .sim.table import SimTable
+
+    if folder is None:
+        stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H%M%S")
+        folder = os.path.join("demo-out", "table-%s" % stamp)
+    shots = os.path.join(folder, "screenshots")
+    secret = demo_secret(seed).hex()
+    out("paizhuo demo: table 7 — the hub and four seat boards (MicroPython firmware) on pty serial links")
+    out("  run folder: %s" % folder)
+    players = {"E": ("P001", "张伟"), "N": ("P002", "王芳"), "W": ("P003", "李娜"), "S": ("P004", "刘洋")}
+    table = SimTable(folder, boards=str(board), secret=secret, players=players)
+    mirror = {}
+    tell = Narrator(out)
+
+    def on_action(history, entry):
+        k = entry.body["deal"]
+        if mirror.get("deal") != k:
+            d = history.deals[k]
+            out("Deal hash (each table's result carries it; published after the round): %s" % d.deal_hash)
+            mirror["deal"], mirror["game"] = k, BigTwo(Deal.from_dict(d.game.deal.to_dict(), board=d.board), d.game.rules)
+            tell.opening(mirror["game"], mirror["game"].deal)
+        action = Action.from_dict(entry.body["action"])
+        tell.action(action, mirror["game"].apply(action))
+
+    taken = []
+
+    def on_moment(name, seats):
+        for seat in seats:
+            path, _ = table.screenshot(seat, os.path.join(shots, "%s-%s.png" % (name, seat)))
+            taken.append(path)
+
+    with table:
+        out("  building the firmware and starting the hub and the seats ...")
+        table.start()
+        out("  all four seats linked (signed frames, per-device keys); every move below is a touch on a seat")
+        out("")
+        history = table.play(seed=seed, on_action=on_action, on_moment=on_moment)
+    replayed = mirror["game"].result()
+    tell.result(replayed)
+    logged = history.played[-1].result["result"]["scores"]
+    same = logged == replayed.scores
+    out("  the hub's logged scores: %s — %s" % (", ".join("%s %d" % (s, logged[s]) for s in SEATS),
+        "the same as this replay" if same else "DIFFERENT from this replay: report it"))
+    if not same:
+        raise SystemExit(1)
+    out("")
+    out("Screenshots (%d PNG files, one per seat per moment): %s" % (len(taken), shots))
+    out("Event log (hash-chained SQLite): %s — check it with: paizhuo hub verify --log %s" % (
+        table.log_path, table.log_path))
+    return folder
+
+
+def terminal_demo(seed=2026, board=1, out=print):
     record = demo_record(seed, board)
     out("Deal hash (each table's result carries it; published after the round): %s" % record.hash)
     deal = record.to_engine_deal()

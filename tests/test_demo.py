@@ -9,7 +9,7 @@ PAIZHUO = os.path.join(os.path.dirname(sys.executable), "paizhuo")
 
 
 def run_demo(*args):
-    out = subprocess.run([PAIZHUO, "demo", *args], capture_output=True, text=True, timeout=60)
+    out = subprocess.run([PAIZHUO, "demo", "--terminal", *args], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     return out.stdout
 
