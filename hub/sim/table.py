@@ -76,6 +76,7 @@ class SimTable:
         self.seats = {}
         self.hub = None
         self.hub_runs = 0
+        self.latencies = None  # a list to measure touch → all seats redrawn (ms), see touch()
         self.config_path = self.folder / "table.toml"
         self.log_path = self.folder / "table.sqlite"
 
@@ -246,11 +247,11 @@ class SimTable:
         if action.type in ("show", "double"):
             btn = "btn:yes" if action.yes else "btn:no"
             sp.wait_screen(action.type, timeout=15, where=lambda ui: _enabled(ui, btn))
-            sp.tap_widget(btn)
+            self._final_tap(sp, btn)
             return
         if action.type == "pass":
             sp.wait_screen("play", timeout=15, where=lambda ui: _enabled(ui, "btn:pass"))
-            sp.tap_widget("btn:pass")
+            self._final_tap(sp, "btn:pass")
             return
         sp.wait_screen("play", timeout=15)
         for code in _codes(action):
@@ -258,7 +259,21 @@ class SimTable:
             sp.tap_widget("card:" + code)
             sp.wait_screen("play", after=mark, timeout=15)  # the seat redrew with the card raised
         sp.wait_screen("play", timeout=15, where=lambda ui: _enabled(ui, "btn:play"))
-        sp.tap_widget("btn:play")
+        self._final_tap(sp, "btn:play")
+
+    def _final_tap(self, sp, wid):
+        """The tap that sends the intent.  When measuring, wait until every seat has rebuilt its
+        screen from the hub's answer and drawn it: touch → frame → hub → log → 4 seats redrawn."""
+        if self.latencies is None:
+            sp.tap_widget(wid)
+            return
+        marks = {s: other.mark() for s, other in self.seats.items()}
+        t0 = time.monotonic()
+        sp.tap_widget(wid)
+        for s, other in self.seats.items():
+            if other.alive():
+                other.wait_for(lambda o, m=marks[s]: _redrawn(o.lines, m), 10, "seat %s redrawn" % s)
+        self.latencies.append((time.monotonic() - t0) * 1000.0)
 
     def _wait_log_past(self, deal, turn, deadline):
         """Until deal ``deal`` has more than ``turn`` actions logged (or has ended)."""
@@ -295,6 +310,18 @@ class SimTable:
 def _enabled(ui, wid):
     w = ui["widgets"].get(wid)
     return bool(w) and (len(w) < 5 or bool(w[4]))
+
+
+def _redrawn(lines, start):
+    """A screen rebuild (``ui``) after ``start`` followed by its drawn frame."""
+    seen_ui = False
+    for i in range(start, len(lines)):
+        line = lines[i]
+        if line.startswith("ui "):
+            seen_ui = True
+        elif seen_ui and line.startswith("frame "):
+            return True
+    return False
 
 
 def _codes(action):
