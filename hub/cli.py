@@ -14,6 +14,9 @@
     paizhuo guandan pair --round N --input matches.json --sides sides.json [--secret S]
     paizhuo hub --config table.toml              run a table hub (seats on serial ports)
     paizhuo hub verify --log table7.sqlite       hash chain and every deal's result by replay
+    paizhuo provision board --dev S-0001 --out seat.json [--seat E]   a board's key file + its table.toml block
+    paizhuo provision table --table 7 --hub T07 --devices S-0001:E,… --ports /dev/ttyACM0,… --out-dir DIR
+    paizhuo provision check --config table.toml --board seat.json    does a board's file match its table?
 """
 
 import argparse
@@ -100,6 +103,8 @@ def main(argv=None):
     guandan_matches.add_arguments(sub.add_parser("guandan", help="Guandan match events: standings and Swiss pairing"))
     from .table import cli as table_cli
     table_cli.add_arguments(sub.add_parser("hub", help="run a table hub (--config table.toml), or verify its log"))
+    from . import provision
+    provision.add_arguments(sub.add_parser("provision", help="seat boards' keys and a table's table.toml (venue staff)"))
 
     args = p.parse_args(argv)
     if args.command == "deals":
@@ -112,6 +117,8 @@ def main(argv=None):
         return guandan_matches.command(args)
     if args.command == "hub":
         return table_cli.run(args)
+    if args.command == "provision":
+        return provision.command(args)
     if args.command == "demo":
         from . import demo as demo_mod
         if args.board < 1:

@@ -391,3 +391,22 @@ def test_cli_refuses_bad_arguments(args, message):
     assert out.returncode == 2
     assert message in out.stderr
     assert out.stdout == ""
+
+
+def test_the_released_round_key_gives_the_hubs_the_same_deals():
+    """The venue prints a round's key when the round starts; a hub given only that key deals
+    exactly what the event secret deals, and the key says nothing about other rounds."""
+    got = run("deals", "--secret", "text:released key event 2026", "--game", "bigtwo", "--round", "3",
+              "--print-round-key")
+    assert got.returncode == 0, got.stderr
+    printed = json.loads(got.stdout)
+    assert printed == {"round": 3, "round_key": D.round_key(b"released key event 2026", 3).hex()}
+    by_secret = run("deals", "--secret", "text:released key event 2026", "--game", "bigtwo", "--round", "3",
+                    "--boards", "1-3")
+    by_key = run("deals", "--round-key", printed["round_key"], "--game", "bigtwo", "--round", "3", "--boards", "1-3")
+    assert by_secret.returncode == by_key.returncode == 0
+    assert json.loads(by_secret.stdout) == json.loads(by_key.stdout)
+    refused = run("deals", "--round-key", printed["round_key"], "--game", "bigtwo", "--print-round-key")
+    assert refused.returncode == 2 and "--secret" in refused.stderr and refused.stdout == ""
+    refused = run("deals", "--secret", "text:released key event 2026", "--game", "bigtwo")
+    assert refused.returncode == 2 and "--boards" in refused.stderr and refused.stdout == ""

@@ -20,7 +20,10 @@ from paizhuo.rules.bigtwo import BigTwo
 from paizhuo.sim import firmware as firmware_
 from paizhuo.sim.links import PtyLink
 from paizhuo.sim.table import SimTable
+from paizhuo.table import config as config_
 from paizhuo.table.history import audit
+from paizhuo.table.results import ResultsError, rows_from_log
+from paizhuo.venue.scoring import standings
 
 pytestmark = pytest.mark.micropython
 
@@ -45,7 +48,8 @@ def replayed_scores(table):
 
 def test_a_deal_played_by_touch_on_four_firmware_seats(tmp_path, fw):
     shots = {}
-    with SimTable(tmp_path / "t", boards="1", secret="e2e one", firmware=fw) as table:
+    players = {"E": ("P001", "张伟"), "N": ("P002", "王芳"), "W": ("P003", "李娜"), "S": ("P004", "刘洋")}
+    with SimTable(tmp_path / "t", boards="1", secret="e2e one", firmware=fw, players=players) as table:
         table.start()
 
         def moment(name, seats):
@@ -84,6 +88,16 @@ def test_a_deal_played_by_touch_on_four_firmware_seats(tmp_path, fw):
     # The boards ran inside their data heap (the firmware reports its low-water mark).
     for s, m in mem.items():
         assert m is not None and m[1] > 0, (s, m)
+    # What the venue scores: one row per seat, owned by the seated player, with the deal hash;
+    # exporting twice gives the same rows (same result ids), and the rows score.
+    cfg = config_.load(str(table.config_path))
+    rows = rows_from_log(str(table.log_path), cfg)
+    assert rows == rows_from_log(str(table.log_path), cfg)
+    assert {(r["seat"], r["player"], r["score"]) for r in rows} == {
+        (s, players[s][0], result["scores"][s]) for s in SEATS}
+    assert len({r["result_id"] for r in rows}) == 4
+    assert {r["deal_hash"] for r in rows} == {history.played[0].deal_hash}
+    assert len(standings(rows).to_dict()["players"]) == 4
 
 
 def test_the_same_deal_played_the_same_way_gives_the_same_screens(tmp_path, fw):
@@ -141,6 +155,10 @@ def test_a_pulled_cable_is_plugged_back_and_play_goes_on(tmp_path, fw):
         table.links["W"] = PtyLink(str(table.folder / "links"), "W")  # ... and plugged back in
         sp.wait_line("link up", after=mark, timeout=20)
         history = table.play(seed=3)
+    assert "Traceback" not in table.hub_text()  # a pulled cable is an event, not a crash
+    with pytest.raises(ResultsError) as refused:  # no [players]: nobody owns these results
+        rows_from_log(str(table.log_path), config_.load(str(table.config_path)))
+    assert refused.value.code == "no_player"
     seat_events = [(e.body["seat"], e.body["online"]) for e in table.entries() if e.kind == "seat"]
     assert ("W", False) in seat_events
     assert seat_events[-1] == ("W", True)

@@ -3,6 +3,7 @@
     paizhuo hub --config table.toml         serve the table until SIGTERM / Ctrl-C
     paizhuo hub verify --log table7.sqlite  hash chain + every deal's result recomputed by replay
     paizhuo hub example                     an example table.toml to start from
+    paizhuo hub results --config table.toml the finished deals as result rows (JSON) for paizhuo score
 
 Exit codes: 0 fine, 1 the log does not verify, 2 bad configuration or arguments.
 """
@@ -22,6 +23,10 @@ def add_arguments(p):
     v = sub.add_parser("verify", help="check a table log: hash chain, deal hashes, every result by replay")
     v.add_argument("--log", required=True, metavar="FILE", help="the event log (SQLite) to check")
     sub.add_parser("example", help="print an example table.toml")
+    r = sub.add_parser("results", help="the log's finished deals as result rows for `paizhuo score` (JSON)")
+    r.add_argument("--config", dest="results_config", required=True, metavar="TABLE.toml",
+                   help="the table configuration (its [players] own the results; its log is read)")
+    r.add_argument("--log", metavar="FILE", help="a log other than the configuration's (e.g. a copy)")
 
 
 def run(args):
@@ -41,6 +46,17 @@ def run(args):
         print(report)
         print("%s: %d deal(s) recomputed, %s" % (args.log, report.deals, "all match" if report.ok else "PROBLEMS FOUND"))
         return 0 if report.ok else 1
+    if args.hub_command == "results":
+        from .eventlog import LogError
+        from .results import ResultsError, rows_from_log
+        try:
+            cfg = config_.load(args.results_config)
+            rows = rows_from_log(args.log or cfg.log, cfg)
+        except (config_.ConfigError, LogError, ResultsError) as e:
+            print("paizhuo hub results: %s" % e, file=sys.stderr)
+            return 2
+        print(json.dumps(rows, ensure_ascii=False, indent=1))
+        return 0
     if not args.config:
         print("paizhuo hub: give the table configuration: paizhuo hub --config table.toml "
               "(paizhuo hub example prints one)", file=sys.stderr)

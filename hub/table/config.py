@@ -225,7 +225,7 @@ _KIND_ZH = {"str": "字符串", "int": "整数", "num": "数字", "bool": "true 
 
 def _ident(r, name, required=True, default=None):
     value = r.get(name, "str", default, required)
-    if value is not None and not _TEXT_ID.match(value):
+    if value is not None and not _TEXT_ID.fullmatch(value):
         r.fail(name, "must be 1 to 64 printable characters, not %r" % (value,),
                "必须是 1 到 64 个可打印字符，而不是 %r" % (value,))
     return value
@@ -235,7 +235,7 @@ def _build(data, file, base, digest):
     top = _Reader(file, data)
     t = top.section("table", required=True)
     hub = t.get("hub", "str", required=True)
-    if not _DEV_ID.match(hub):
+    if not _DEV_ID.fullmatch(hub):
         t.fail("hub", "must be 1-32 characters of A-Z a-z 0-9 - _ (it is sent in every challenge), not %r" % (hub,),
                "必须是 1 到 32 个 A-Z a-z 0-9 - _ 字符（每次握手都会发送），而不是 %r" % (hub,), "bad_hub_id")
     table = _ident(t, "id")
@@ -296,11 +296,11 @@ def _build(data, file, base, digest):
     dv = top.section("devices", required=True)
     for dev_id in dv.data:
         d = dv.section(dev_id)
-        if not _DEV_ID.match(dev_id):
+        if not _DEV_ID.fullmatch(dev_id):
             dv.fail(dev_id, "is not a device id: 1-32 characters of A-Z a-z 0-9 - _",
                     "不是设备编号：1 到 32 个 A-Z a-z 0-9 - _ 字符", "bad_device_id")
         key = d.get("key", "str", required=True)
-        if not _HEX64.match(key):
+        if not _HEX64.fullmatch(key):
             d.fail("key", "must be the 64 hex digits of the 32-byte device key staff provisioned (got %d characters)"
                    % len(key), "必须是工作人员配置的 32 字节设备密钥的 64 位十六进制（现为 %d 个字符）" % len(key), "bad_key")
         seat = d.get("seat", "str", required=True)
@@ -415,7 +415,7 @@ def _deal_plan(r, game):
                 key_bytes = deals_.round_key(deals_.parse_secret(secret), rnd)
                 source = "secret"
             else:
-                if not _HEX64.match(round_key):
+                if not _HEX64.fullmatch(round_key):
                     raise deals_.DealError("round_key must be the 64 hex digits the venue released for this round",
                                            "round_key 必须是场地为本轮发布的 64 位十六进制", "bad_round_key")
                 key_bytes = bytes.fromhex(round_key)

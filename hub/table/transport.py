@@ -103,7 +103,10 @@ class SerialTransport(Transport):
 
     def close(self):
         t, self._transport = self._transport, None
-        if t is not None:
-            t.abort()  # do not wait to flush to a seat that may be gone
+        if t is not None and not t.is_closing():
+            # Do not wait to flush to a seat that may be gone.  Never abort twice: after a read
+            # error the library is already closing, and a second abort schedules a second
+            # connection_lost that fails inside pyserial-asyncio-fast.
+            t.abort()
         if self._lost is not None and not self._lost.done():
             self._lost.set_result(None)

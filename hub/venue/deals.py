@@ -511,7 +511,9 @@ def add_arguments(p):
     p.add_argument("--game", required=True, help="bigtwo, guandan or paohuzi")
     p.add_argument("--round", type=int, default=1, help="round number (default 1)")
     p.add_argument("--group", type=int, default=1, help="group number (default 1)")
-    p.add_argument("--boards", required=True, help="boards, like 1-8, 3 or 1,4,7-9")
+    p.add_argument("--boards", help="boards, like 1-8, 3 or 1,4,7-9")
+    p.add_argument("--print-round-key", action="store_true",
+                   help="print only the round's key (what the venue releases to the hubs when the round starts)")
 
 
 def command(args, out=None, err=None):
@@ -527,7 +529,13 @@ def command(args, out=None, err=None):
         game = _game(args.game).name
         for name, value, zh in (("round", args.round, "轮次"), ("group", args.group, "组号")):
             _positive(name, value, zh)
-        boards = parse_boards(args.boards)
+        if args.print_round_key and args.secret is None:
+            raise DealError("--print-round-key derives the round key from the event secret: give --secret",
+                            "--print-round-key 需要比赛密钥：请给出 --secret", "bad_secret")
+        if args.boards is None and not args.print_round_key:
+            raise DealError("give the boards, like --boards 1-8 (or --print-round-key for the round's key alone)",
+                            "请给出牌号，例如 --boards 1-8", "bad_boards")
+        boards = parse_boards(args.boards) if args.boards is not None else []
         if args.secret is not None:
             secret = parse_secret(args.secret)
             if len(secret) < SHORT_SECRET:
@@ -544,6 +552,9 @@ def command(args, out=None, err=None):
             if len(key) != 32:
                 raise DealError("--round-key must be 32 bytes (64 hex digits), not %d bytes" % len(key),
                                 "--round-key 必须是 32 字节（64 个十六进制数字）", "bad_secret")
+        if args.print_round_key:
+            out.write(json.dumps({"round": args.round, "round_key": key.hex()}) + "\n")
+            return 0
         records = [deal_from_round_key(key, game, args.group, b, round=args.round).to_dict() for b in boards]
     except DealError as e:
         print("paizhuo deals: %s" % e.en, file=err)
