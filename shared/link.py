@@ -34,21 +34,31 @@ True
 Traceback (most recent call last):
 ...
 paizhuo_shared.link.LinkError: Frame 1 was already received (replay); it is ignored
+
+Heap (the seat's concern; measured on the 64-bit MicroPython unix port, where the module
+comes from a ROMFS image and its strings stay there): every table here is one string
+constant rather than dicts and tuples, and no code iterates a ``str`` (MicroPython interns
+each character it yields, for good), so importing the codec costs about 5 KB of heap.
 """
 
 import binascii
 import hashlib
 import json
 
+try:
+    from micropython import const
+except ImportError:  # CPython: a constant is its value
+    def const(x):
+        return x
+
 MAX_FRAME = 4096  # bytes per frame, newline included
 VERSION = 1  # the ``v`` of a challenge
-SEATS = ("E", "N", "W", "S")  # play order, as the engine's SEATS
-KEY_BYTES = 32  # device keys are 32 random bytes, provisioned as 64 hex chars
-NONCE_HEX = 32  # nonces are 16 random bytes written as 32 lowercase hex chars
-MAX_CARDS = 27  # the largest hand of the three games (掼蛋 deals 27)
+SEATS = "ENWS"  # play order, as the engine's SEATS (a str: on MicroPython a tuple constant
+# of strings costs a str object per element on the heap)
+KEY_BYTES = const(32)  # device keys are 32 random bytes, provisioned as 64 hex chars
+NONCE_HEX = const(32)  # nonces are 16 random bytes written as 32 lowercase hex chars
+MAX_CARDS = const(27)  # the largest hand of the three games (掼蛋 deals 27)
 _LABEL = b"paizhuo-link-v1|"
-_HEX = "0123456789abcdef"
-_ID_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 
 # The compact form both interpreters write; CPython also refuses NaN/Infinity (MicroPython
 # cannot read them) and writes UTF-8 instead of \\u escapes (Chinese names: 3 bytes, not 6).
@@ -73,8 +83,9 @@ def _dumps(msg):
 
 # Standard texts per code, one "code|en|zh" a line.  Codes the hub produces (unknown_device,
 # no_session, stale_turn, paused, no_deal) live here too so both sides show the same words.
-# One string rather than a dict of tuples: on MicroPython every str object costs heap
-# beyond its text (measured on the unix port: 3.4 KB as a dict, 1.7 KB as one string).
+# One string rather than a dict of tuples or a literal per raise: on MicroPython
+# a string constant stays in the firmware image, while every dict, tuple and str object
+# costs heap (each string literal of a module costs about 40 bytes of it, even from ROM).
 _TEXTS = """
 too_long|Frame longer than 4096 bytes; it was discarded|数据帧超过 4096 字节，已丢弃
 not_frame|Not a link frame (expected JSON, a tab and a 64-hex-digit tag)|不是有效的数据帧（应为 JSON、制表符和 64 位十六进制校验码）
@@ -90,6 +101,58 @@ paused|The table is paused by the referee; wait for the restart|裁判已暂停�
 no_deal|No deal is running at this table|本桌当前没有进行中的牌局
 bad_key|Device key must be 32 bytes (64 hex characters); re-provision the board|设备密钥必须是 32 字节（64 个十六进制字符），请重新配置设备
 """
+# The detail texts (with %-arguments) of more precise errors, "label|en|zh" a line, looked up
+# by line number: the _D_* constants below (folded by MicroPython's compiler; a short key
+# string per line would be a qstr each).  Keep the two in the same order.
+_DETAILS = """bad|Malformed message: |消息格式不正确：
+nonces|nonces must be 32 lowercase hex characters|随机数必须是 32 个小写十六进制字符
+object|a message must be a JSON object|消息必须是 JSON 对象
+t|field 't' (message type) is missing or not text|缺少字段 t（消息类型）或不是文本
+s|field 's' (sequence number) is missing or not a whole number >= 0|缺少字段 s（序号）或不是非负整数
+unjson|message %s cannot be written as JSON|消息 %s 无法写成 JSON
+size|Message %s is %d bytes; a frame holds at most %d|消息 %s 有 %d 字节，超过上限 %d 字节
+bytes|A frame must be bytes, not %s|数据帧必须是字节串（不是 %s）
+tab|Not a link frame: the line does not end in a tab and a 64-digit tag|不是有效的数据帧：行尾不是制表符加 64 位校验码
+hex|Not a link frame: the tag is not 64 lowercase hex digits|不是有效的数据帧：校验码不是 64 位小写十六进制
+utf8|Frame body is not valid UTF-8|数据帧内容不是有效的 UTF-8
+json|Frame body is not valid JSON|数据帧内容不是有效的 JSON
+deep|Frame body could not be parsed: out of memory (nested too deep?)|数据帧内容无法解析：内存不足（嵌套过深？）
+field|%s field '%s' must be %s|%s 的字段 %s 必须是%s
+null| or null|或 null
+action|intent action %s has an unknown field '%s'|intent 的动作 %s 含有未知字段 %s
+type|unknown %s message type '%s' (known: %s)|未知的%s消息类型 %s（应为 %s）
+needs|%s needs field '%s'|%s 缺少字段 %s
+version|the hub speaks link version %s, this firmware version %d: update the firmware|主机的连接协议版本为 %s，本设备为 %d：请更新固件
+zero|%s must have s 0|%s 的 s 必须是 0
+extra|%s has an unknown field '%s'|%s 含有未知字段 %s
+replay|Frame %d was already received (replay); it is ignored|数据帧 %d 重复（重放），已忽略
+gap|Frames were lost: expected %d, got %d; the seat reconnects|数据帧丢失：应为第 %d 帧，收到第 %d 帧，座位将重新连接
+code|Link error %s|连接错误 %s
+"""
+_D_BAD = const(0)
+_D_NONCES = const(1)
+_D_OBJECT = const(2)
+_D_T = const(3)
+_D_S = const(4)
+_D_UNJSON = const(5)
+_D_SIZE = const(6)
+_D_BYTES = const(7)
+_D_TAB = const(8)
+_D_HEX = const(9)
+_D_UTF8 = const(10)
+_D_JSON = const(11)
+_D_DEEP = const(12)
+_D_FIELD = const(13)
+_D_NULL = const(14)
+_D_ACTION = const(15)
+_D_TYPE = const(16)
+_D_NEEDS = const(17)
+_D_VERSION = const(18)
+_D_ZERO = const(19)
+_D_EXTRA = const(20)
+_D_REPLAY = const(21)
+_D_GAP = const(22)
+_D_CODE = const(23)
 
 
 def _lookup(table, key):
@@ -123,7 +186,7 @@ class LinkError(ValueError):
     """
 
     def __init__(self, code, en=None, zh=None):
-        std = _lookup(_TEXTS, code) or ("Link error " + str(code), "连接错误 " + str(code))
+        std = _lookup(_TEXTS, code) or _texts(_D_CODE, (code,))
         self.code = code
         self.en = en or std[0]
         self.zh = zh or std[1]
@@ -145,8 +208,28 @@ def reject_message(err, ref=None):
     return {"t": "reject", "code": err.code, "en": err.en, "zh": err.zh, "ref": ref}
 
 
-def _bad(en, zh):
-    return LinkError("bad_message", "Malformed message: " + en, "消息格式不正确：" + zh)
+def _texts(n, args=()):
+    """(en, zh) of detail line ``n`` (a _D_* constant) with its %-arguments filled in."""
+    i = 0
+    while n:
+        i = _DETAILS.index("\n", i) + 1
+        n -= 1
+    i = _DETAILS.index("|", i) + 1  # past the label
+    j = _DETAILS.index("|", i)
+    return _DETAILS[i:j] % args, _DETAILS[j + 1:_DETAILS.index("\n", j)] % args
+
+
+def _fail(code, n, args=()):
+    """A LinkError ``code`` with detail text ``n`` (bad_message gets its prefix)."""
+    en, zh = _texts(n, args)
+    if code == "bad_message":
+        pre = _texts(_D_BAD)
+        en, zh = pre[0] + en, pre[1] + zh
+    return LinkError(code, en, zh)
+
+
+def _bad(n, args=()):
+    return _fail("bad_message", n, args)
 
 
 # ---- HMAC-SHA256 (RFC 2104; MicroPython has no hmac module) -------------------------------
@@ -188,18 +271,23 @@ def _same(a, b):
 
 # ---- keys and nonces ----------------------------------------------------------------------
 
+def _chars_ok(text, extra):
+    """True if every character of ``text`` is a lowercase hex digit, or, with ``extra``, any
+    of ``A-Z a-z 0-9 - _`` (a device id).  Iterates the UTF-8 bytes: iterating the ``str``
+    would intern each character on MicroPython."""
+    for b in text.encode():
+        if not (48 <= b <= 57 or 97 <= b <= 102 or (extra and (65 <= b <= 90 or 97 <= b <= 122 or b == 45 or b == 95))):
+            return False
+    return True
+
+
 def is_nonce(value):
     """True for a nonce as the link writes it: 32 lowercase hex chars.
 
     >>> is_nonce("0123456789abcdef" * 2), is_nonce("0123456789ABCDEF" * 2)
     (True, False)
     """
-    if not isinstance(value, str) or len(value) != NONCE_HEX:
-        return False
-    for ch in value:
-        if ch not in _HEX:
-            return False
-    return True
+    return isinstance(value, str) and len(value) == NONCE_HEX and _chars_ok(value, False)
 
 
 def parse_key(text):
@@ -210,10 +298,7 @@ def parse_key(text):
     """
     if isinstance(text, str) and len(text) == 2 * KEY_BYTES:
         low = text.lower()
-        for ch in low:
-            if ch not in _HEX:
-                break
-        else:
+        if _chars_ok(low, False):
             return binascii.unhexlify(low)
     raise LinkError("bad_key")
 
@@ -230,27 +315,21 @@ def session_key(device_key, hub_nonce, seat_nonce):
     if not isinstance(device_key, (bytes, bytearray)) or len(device_key) != KEY_BYTES:
         raise LinkError("bad_key")
     if not is_nonce(hub_nonce) or not is_nonce(seat_nonce):
-        raise _bad("nonces must be 32 lowercase hex characters", "随机数必须是 32 个小写十六进制字符")
+        raise _bad(_D_NONCES)
     return hmac_sha256(device_key, _LABEL + hub_nonce.encode() + b"|" + seat_nonce.encode())
 
 
 # ---- frames -------------------------------------------------------------------------------
 
-def _is_int(v):
-    # JSON true/false are bools, and bool is an int subclass on both interpreters.
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
 def _check_head(msg):
     if not isinstance(msg, dict):
-        raise _bad("a message must be a JSON object", "消息必须是 JSON 对象")
-    t = msg.get("t")
-    if not isinstance(t, str):
-        raise _bad("field 't' (message type) is missing or not text", "缺少字段 t（消息类型）或不是文本")
+        raise _bad(_D_OBJECT)
+    if not isinstance(msg.get("t"), str):
+        raise _bad(_D_T)
     s = msg.get("s")
-    if not _is_int(s) or s < 0:
-        raise _bad("field 's' (sequence number) is missing or not a whole number >= 0",
-                   "缺少字段 s（序号）或不是非负整数")
+    # type() is int: JSON true/false are bools, and bool is an int subclass on both interpreters.
+    if type(s) is not int or s < 0:
+        raise _bad(_D_S)
 
 
 def _encode(msg, pads):
@@ -258,12 +337,10 @@ def _encode(msg, pads):
     try:
         body = _dumps(msg).encode()
     except (TypeError, ValueError, OverflowError):  # not JSON-able, NaN, lone surrogate
-        raise _bad("message %s cannot be written as JSON" % msg["t"],
-                   "消息 %s 无法写成 JSON" % msg["t"]) from None
-    if len(body) + 66 > MAX_FRAME:
-        raise LinkError("too_long", "Message %s is %d bytes; a frame holds at most %d" % (
-            msg["t"], len(body) + 66, MAX_FRAME), "消息 %s 有 %d 字节，超过上限 %d 字节" % (
-            msg["t"], len(body) + 66, MAX_FRAME))
+        raise _bad(_D_UNJSON, (msg["t"],)) from None
+    n = len(body) + 66
+    if n > MAX_FRAME:
+        raise _fail("too_long", _D_SIZE, (msg["t"], n, MAX_FRAME))
     return b"".join((body, b"\t", binascii.hexlify(_mac(pads, body)), b"\n"))  # one copy of a 4 KB body
 
 
@@ -291,12 +368,14 @@ TOO_LONG = _TooLong()
 
 
 def _split(line):
-    """(body as a memoryview, raw 32-byte tag) of a frame line; LinkError too_long / not_frame."""
+    """(body as a memoryview, raw 32-byte tag) of a frame line; LinkError too_long / not_frame.
+
+    ``line`` may be bytes, a bytearray or a memoryview (LineReader hands a seat its lines
+    in place, as views of its buffer): nothing of the body is copied."""
     if line is TOO_LONG:
         raise LinkError("too_long")
-    if not isinstance(line, (bytes, bytearray)):
-        raise LinkError("not_frame", "A frame must be bytes, not %s" % type(line).__name__,
-                        "数据帧必须是字节串")
+    if not isinstance(line, (bytes, bytearray, memoryview)):
+        raise _fail("not_frame", _D_BYTES, (type(line).__name__,))
     n = len(line)
     if n and line[n - 1] == 10:  # b"\n"
         n -= 1
@@ -306,8 +385,7 @@ def _split(line):
     # MicroPython's bytearray has no rfind).
     cut = n - 65
     if cut < 0 or line[cut] != 9:  # b"\t"
-        raise LinkError("not_frame", "Not a link frame: the line does not end in a tab and a 64-digit tag",
-                        "不是有效的数据帧：行尾不是制表符加 64 位校验码")
+        raise _fail("not_frame", _D_TAB)
     tag = bytes(line[cut + 1:n])
     try:
         raw = binascii.unhexlify(tag)
@@ -315,8 +393,7 @@ def _split(line):
         raw = None
     # unhexlify also takes upper case; the link writes lower case only.
     if raw is None or binascii.hexlify(raw) != tag:
-        raise LinkError("not_frame", "Not a link frame: the tag is not 64 lowercase hex digits",
-                        "不是有效的数据帧：校验码不是 64 位小写十六进制")
+        raise _fail("not_frame", _D_HEX)
     return memoryview(line)[:cut], raw  # a view: a 4 KB body is not copied
 
 
@@ -327,20 +404,21 @@ def _parse(body):
         else:  # MicroPython parses the buffer in place and checks its UTF-8
             msg = json.loads(body)
     except UnicodeError:
-        raise LinkError("bad_json", "Frame body is not valid UTF-8", "数据帧内容不是有效的 UTF-8") from None
+        raise _fail("bad_json", _D_UTF8) from None
     except (ValueError, RuntimeError):  # RuntimeError: CPython's RecursionError (deep nesting)
-        raise LinkError("bad_json", "Frame body is not valid JSON", "数据帧内容不是有效的 JSON") from None
+        raise _fail("bad_json", _D_JSON) from None
     except MemoryError:  # MicroPython on deep nesting, or a frame too big for what is free
-        raise LinkError("bad_json", "Frame body could not be parsed: out of memory (nested too deep?)",
-                        "数据帧内容无法解析：内存不足（嵌套过深？）") from None
+        raise _fail("bad_json", _D_DEEP) from None
     _check_head(msg)
     return msg
 
 
-def _decode(line, pads):
+def _decode(line, pads, prune=None):
     body, raw = _split(line)
     if not _same(_mac(pads, body), raw):
         raise LinkError("bad_tag")
+    if prune is not None:
+        prune(body)
     return _parse(body)
 
 
@@ -371,28 +449,27 @@ def peek(line):
 
 # ---- message checks -----------------------------------------------------------------------
 
-# Fields of each message type as name, kind, name, kind, … (flat: one tuple object per
-# type, which MicroPython's heap prefers to one per field); ``_fits`` says what a kind accepts and
-# _KINDS says it in words for the error.  The tables are the contract's (docs/protocol.md).
-SEAT_MESSAGES = {
-    "hello": ("dev", "id", "fw", "fw", "board", "id", "n", "nonce", "hn", "hn"),
-    "intent": ("turn", "count", "a", "action"),
-    "resync": (),
-    "call": ("why", "why"),  # the one optional field
-    "ack": ("upto", "count"),
-}
-HUB_MESSAGES = {
-    "challenge": ("n", "nonce", "hub", "id", "v", "version"),
-    "welcome": ("seat", "seat", "table", "name", "event", "name", "lang", "lang", "player", "player?"),
-    "state": ("screen", "screen", "view", "object?", "turn", "count?", "clock", "clock?",
-              "players", "players", "result", "object?", "seatmap", "seatmap?"),
-    "event": ("events", "events", "view", "object?", "turn", "count", "clock", "clock"),
-    "clock": ("clock", "clock"),
-    "reject": ("code", "code", "en", "text", "zh", "text", "ref", "count?"),
-    "result": ("result", "object"),
-    "seatmap": ("seatmap", "seatmap"),
-}
-# kind|en|zh: what a field of that kind must be (a "kind?" field also takes null).
+# The fields of each message type (docs/protocol.md), one type a line:
+#   <sender> <t> <field>:<kind> …      sender h = hub → seat, s = seat → hub
+# A kind written ``?kind`` also takes null.  ``_fits`` says what each kind accepts and _KINDS
+# says it in words for the error.  One string constant, read in place: dicts of tuples cost
+# the seat about 3 KB of heap on the 64-bit unix port.
+_MESSAGES = """
+h challenge n:nonce hub:id v:version
+h welcome seat:seat table:name event:name lang:lang player:?player
+h state screen:screen view:?object turn:?count clock:?clock players:players result:?object seatmap:?seatmap
+h event events:events view:?object turn:count clock:clock
+h clock clock:clock
+h reject code:code en:text zh:text ref:?count
+h result result:object
+h seatmap seatmap:seatmap
+s hello dev:id fw:fw board:id n:nonce hn:hn
+s intent turn:count a:action
+s resync
+s call why:why
+s ack upto:count
+"""
+# kind|en|zh: what a field of that kind must be (a "?kind" field also takes null).
 _KINDS = """
 id|1 to 32 characters of A-Z a-z 0-9 - _|1 到 32 个字符（A-Z a-z 0-9 - _）
 fw|text of 1 to 32 characters|1 到 32 个字符的文本
@@ -418,84 +495,69 @@ type|show, double, play or pass|show、double、play 或 pass
 """
 
 
-def _is_text(v, lo, hi):
+def _text(v, lo, hi):
     return isinstance(v, str) and lo <= len(v) <= hi
 
 
-def _is_seat(v):
-    return isinstance(v, str) and v in SEATS
+def _seat(v):
+    return isinstance(v, str) and len(v) == 1 and v in SEATS
 
 
-def _is_player(v):
+def _player(v):
     return isinstance(v, dict) and isinstance(v.get("name"), str) and (
-        isinstance(v.get("id"), str) or _is_int(v.get("id")))
-
-
-def _is_clock(v):
-    if not (isinstance(v, dict) and _is_int(v.get("ms")) and v["ms"] >= 0
-            and isinstance(v.get("paused"), bool) and isinstance(v.get("seats"), list)):
-        return False
-    for s in v["seats"]:
-        if not _is_seat(s):
-            return False
-    return True
-
-
-def _is_seatmap(v):
-    if not (isinstance(v, dict) and isinstance(v.get("table"), str) and _is_seat(v.get("seat"))):
-        return False
-    nxt = v.get("next")
-    player = v.get("player")
-    return (player is None or _is_player(player)) and (nxt is None or (
-        isinstance(nxt, dict) and isinstance(nxt.get("table"), str) and _is_seat(nxt.get("seat"))))
+        isinstance(v.get("id"), str) or type(v.get("id")) is int)
 
 
 def _fits(kind, v):
-    """True if ``v`` is a value of ``kind`` (see _KINDS)."""
-    if v is None and kind[-1] == "?":
-        return True
+    """True if ``v`` is a value of ``kind`` (see _KINDS; a seat is one of SEATS)."""
     if kind == "id":
-        if not _is_text(v, 1, 32):
-            return False
-        for ch in v:
-            if ch not in _ID_CHARS:
-                return False
-        return True
+        return _text(v, 1, 32) and _chars_ok(v, True)
     if kind == "fw" or kind == "code":
-        return _is_text(v, 1, 32)
+        return _text(v, 1, 32)
     if kind == "name":
-        return _is_text(v, 1, 64)
+        return _text(v, 1, 64)
     if kind == "why":
-        return _is_text(v, 0, 100)
+        return _text(v, 0, 100)
     if kind == "text":
         return isinstance(v, str)
     if kind == "nonce":
         return is_nonce(v)
     if kind == "hn":
         return v == "" or is_nonce(v)
-    if kind[:5] == "count":
-        return _is_int(v) and v >= 0
+    if kind == "count":
+        return type(v) is int and v >= 0
     if kind == "seat":
-        return _is_seat(v)
+        return _seat(v)
     if kind == "lang":
         return v == "zh" or v == "en"
     if kind == "screen":
-        return v in ("waiting", "deal", "result", "paused") and isinstance(v, str)
-    if kind[:6] == "object":
+        return v == "waiting" or v == "deal" or v == "result" or v == "paused"
+    if kind == "object":
         return isinstance(v, dict)
-    if kind == "player?":
-        return _is_player(v)
+    if kind == "player":
+        return _player(v)
     if kind == "players":
         if not isinstance(v, dict):
             return False
         for k in v:
-            if not _is_seat(k) or not _is_player(v[k]):
+            if not (_seat(k) and _player(v[k])):
                 return False
         return True
-    if kind[:5] == "clock":
-        return _is_clock(v)
-    if kind[:7] == "seatmap":
-        return _is_seatmap(v)
+    if kind == "clock":
+        if not (isinstance(v, dict) and type(v.get("ms")) is int and v["ms"] >= 0
+                and isinstance(v.get("paused"), bool) and isinstance(v.get("seats"), list)):
+            return False
+        for s in v["seats"]:
+            if not _seat(s):
+                return False
+        return True
+    if kind == "seatmap":
+        if not (isinstance(v, dict) and isinstance(v.get("table"), str) and _seat(v.get("seat"))):
+            return False
+        p = v.get("player")
+        nxt = v.get("next")
+        return (p is None or _player(p)) and (nxt is None or (
+            isinstance(nxt, dict) and isinstance(nxt.get("table"), str) and _seat(nxt.get("seat"))))
     if kind == "events":
         if not isinstance(v, list):
             return False
@@ -506,12 +568,14 @@ def _fits(kind, v):
     raise ValueError("unknown field kind " + kind)  # a bug in the tables above
 
 
-def _wrong(t, name, kind):
-    opt = kind[-1] == "?"
-    en, zh = _lookup(_KINDS, kind[:-1] if opt else kind)
+def _wrong(t, name, kind, opt=False):
+    en, zh = _lookup(_KINDS, kind)
     if opt:
-        en, zh = en + " or null", zh + "或 null"
-    return _bad("%s field '%s' must be %s" % (t, name, en), "%s 的字段 %s 必须是%s" % (t, name, zh))
+        null = _texts(_D_NULL)
+        en, zh = en + null[0], zh + null[1]
+    e = _texts(_D_FIELD, (t, name, "%s"))
+    pre = _texts(_D_BAD)
+    return LinkError("bad_message", pre[0] + e[0] % en, pre[1] + e[1] % zh)
 
 
 def _action(a):
@@ -522,53 +586,34 @@ def _action(a):
     if kind == "show" or kind == "double":
         if not isinstance(a.get("yes"), bool):
             raise _wrong("intent", "a.yes", "yes")
-        allowed = ("type", "yes")
+        field = "yes"
     elif kind == "play":
         cards = a.get("cards")
         ok = isinstance(cards, list) and 1 <= len(cards) <= MAX_CARDS
         if ok:
             for c in cards:
-                if not _is_text(c, 1, 4):
+                if not _text(c, 1, 4):
                     ok = False
         if not ok:
             raise _wrong("intent", "a.cards", "cards")
-        allowed = ("type", "cards")
+        field = "cards"
     elif kind == "pass":
-        allowed = ("type",)
+        field = None
     else:
         raise _wrong("intent", "a.type", "type")
-    for k in a:
-        if k not in allowed:
-            raise _bad("intent action %s has an unknown field '%s'" % (kind, k),
-                       "intent 的动作 %s 含有未知字段 %s" % (kind, k))
+    if len(a) != (1 if field is None else 2):  # the type and its one field: anything more is unknown
+        for k in a:
+            if k != "type" and k != field:
+                raise _bad(_D_ACTION, (kind, k))
 
 
-def _check_fields(msg, t, fields, strict):
-    for i in range(0, len(fields), 2):
-        name, kind = fields[i], fields[i + 1]
-        if name not in msg:
-            if kind == "why":
-                continue
-            raise _bad("%s needs field '%s'" % (t, name), "%s 缺少字段 %s" % (t, name))
-        v = msg[name]
-        if kind == "action":
-            _action(v)
-        elif kind == "version":
-            if not _is_int(v) or v != VERSION:
-                raise _bad("the hub speaks link version %s, this firmware version %d: update the firmware" % (
-                    v, VERSION), "主机的连接协议版本为 %s，本设备为 %d：请更新固件" % (v, VERSION))
-        elif not _fits(kind, v):
-            raise _wrong(t, name, kind)
-    if (t == "hello" or t == "challenge") and msg["s"] != 0:
-        raise _bad("%s must have s 0" % t, "%s 的 s 必须是 0" % t)
-    if strict:
-        for k in msg:
-            if k != "t" and k != "s":
-                for i in range(0, len(fields), 2):
-                    if k == fields[i]:
-                        break
-                else:
-                    raise _bad("%s has an unknown field '%s'" % (t, k), "%s 含有未知字段 %s" % (t, k))
+def _types(sender):
+    """The message types ``sender`` ("h"/"s") may send, sorted (for an error text)."""
+    out = []
+    for line in _MESSAGES.split("\n"):
+        if line[:2] == sender + " ":
+            out.append(line.split()[1])
+    return sorted(out)
 
 
 def check_message(msg, sender):
@@ -584,19 +629,78 @@ def check_message(msg, sender):
     """
     _check_head(msg)
     if sender == "seat":
-        table = SEAT_MESSAGES
+        who = "s"
     elif sender == "hub":
-        table = HUB_MESSAGES
+        who = "h"
     else:
         raise ValueError("sender must be 'hub' or 'seat', not %r" % (sender,))
     t = msg["t"]
-    fields = table.get(t)
-    if fields is None:
-        raise _bad("unknown %s message type '%s' (known: %s)" % (sender, t, ", ".join(sorted(table))),
-                   "未知的%s消息类型 %s（应为 %s）" % ("座位" if sender == "seat" else "主机", t, "、".join(sorted(table))))
+    tbl = _MESSAGES
+    # "\n<sender> <t>" followed by a space (fields) or the end of the line (none).  A type
+    # with a space or newline in it could match across tokens or lines: never a type.
+    head = "\n" + who + " " + t
+    i = -1
+    if " " not in t and "\n" not in t:
+        i = tbl.find(head + " ")
+        if i < 0:
+            i = tbl.find(head + "\n")
+    if i < 0:
+        types = _types(who)
+        e = _texts(_D_TYPE, (sender, t, ", ".join(types)))
+        z = _texts(_D_TYPE, ("座位" if who == "s" else "主机", t, "、".join(types)))
+        pre = _texts(_D_BAD)
+        raise LinkError("bad_message", pre[0] + e[0], pre[1] + z[1])
+    start = i + len(head) + 1
+    end = tbl.find("\n", i + 1)
+    # Walk "name:kind" tokens in place: slicing a name that exists as a qstr allocates nothing
+    # on MicroPython; the kinds compared in _fits are qstrs too.
+    i = start
+    while i < end:
+        j = tbl.find(" ", i, end)
+        if j < 0:
+            j = end
+        c = tbl.find(":", i, j)
+        name = tbl[i:c]
+        opt = tbl.startswith("?", c + 1)
+        kind = tbl[c + 2:j] if opt else tbl[c + 1:j]
+        i = j + 1
+        if name not in msg:
+            if kind == "why":  # call's reason is the one optional field
+                continue
+            raise _bad(_D_NEEDS, (t, name))
+        v = msg[name]
+        if v is None and opt:
+            continue
+        if kind == "action":
+            _action(v)
+        elif kind == "version":
+            if type(v) is not int or v != VERSION:
+                raise _bad(_D_VERSION, (v, VERSION))
+        elif not _fits(kind, v):
+            raise _wrong(t, name, kind, opt)
+    if (t == "hello" or t == "challenge") and msg["s"] != 0:
+        raise _bad(_D_ZERO, (t,))
     # Unknown fields from the hub are ignored (a newer hub can add fields without
     # reflashing every seat); the seat→hub direction, the hostile one, is strict.
-    _check_fields(msg, t, fields, sender == "seat")
+    if who == "s":
+        for k in msg:
+            if k != "t" and k != "s" and not _has_field(tbl, start, end, k):
+                raise _bad(_D_EXTRA, (t, k))
+
+
+def _has_field(tbl, i, end, k):
+    """True if the field list tbl[i:end] names ``k``."""
+    while i < end:
+        c = tbl.find(":", i, end)
+        if c < 0:
+            return False
+        if k == tbl[i:c]:
+            return True
+        i = tbl.find(" ", c, end)
+        if i < 0:
+            return False
+        i += 1
+    return False
 
 
 # ---- sessions -----------------------------------------------------------------------------
@@ -630,22 +734,24 @@ class Session:
         self.next_out += 1
         return line
 
-    def open(self, line):
+    def open(self, line, prune=None):
         """The checked message of a frame from the peer; LinkError if refused.
 
         Order: :func:`decode` under K, :func:`check_message`, then the sequence rule:
-        ``s <= last_in`` → ``replay``, ``s > last_in + 1`` → ``seq_gap``.
+        ``s <= last_in`` → ``replay``, ``s > last_in + 1`` → ``seq_gap``.  ``line`` may be
+        a memoryview (parsed in place).  ``prune(body)``, if given, is called with the JSON
+        bytes once the tag has checked out and before they are parsed: it may overwrite
+        what its reader never uses with spaces (``line`` must then be writable; the seat
+        blanks the parts of deal results it does not show, which its heap cannot spare).
         """
-        msg = _decode(line, self._pads)
+        msg = _decode(line, self._pads, prune)
         check_message(msg, self.peer)
         s = msg["s"]
-        if s <= self.last_in:
-            raise LinkError("replay", "Frame %d was already received (replay); it is ignored" % s,
-                            "数据帧 %d 重复（重放），已忽略" % s)
-        if s != self.last_in + 1:
-            raise LinkError("seq_gap", "Frames were lost: expected %d, got %d; the seat reconnects" % (
-                self.last_in + 1, s), "数据帧丢失：应为第 %d 帧，收到第 %d 帧，座位将重新连接" % (
-                self.last_in + 1, s))
+        last = self.last_in
+        if s <= last:
+            raise _fail("replay", _D_REPLAY, (s,))
+        if s != last + 1:
+            raise _fail("seq_gap", _D_GAP, (last + 1, s))
         self.last_in = s
         return msg
 
@@ -655,59 +761,88 @@ class Session:
 class LineReader:
     """Splits a byte stream into frame lines, in one buffer allocated up front.
 
-    ``feed(data)`` takes any chunk (bytes or bytearray) and returns the lines it completed,
-    without their newline (an empty tuple when none, so the common case allocates nothing).
-    Blank lines are skipped.  A line longer than MAX_FRAME is dropped up to its newline and
-    yields :data:`TOO_LONG` once, as soon as it is too long.
+    ``feed(data)`` takes any chunk (bytes, bytearray or memoryview) and returns the lines it
+    completed, without their newline (an empty tuple when none, so the common case allocates
+    nothing).  Blank lines are skipped.  A line longer than MAX_FRAME is dropped up to its
+    newline and yields :data:`TOO_LONG` once, as soon as it is too long.
+
+    ``feed(data, handle)`` instead calls ``handle(line)`` for each, with the line as a
+    memoryview of the reader's own buffer — nothing is copied, and the view is valid only
+    during the call (the seat parses its frames this way).  If ``handle`` raises, the rest
+    of ``data`` is dropped.  ``reset()`` forgets a partial line (a new connection).
 
     >>> r = LineReader()
     >>> r.feed(b"ab"), r.feed(b"c\\nde\\n\\nf")
     ((), [b'abc', b'de'])
     >>> r.feed(b"x" * 5000 + b"\\ng\\n")   # the pending "f" line grows too long
     [TOO_LONG, b'g']
+    >>> r.feed(memoryview(b"h\\ni\\n"), lambda line: print(bytes(line)))
+    b'h'
+    b'i'
+    ()
     """
 
     def __init__(self, size=MAX_FRAME):
-        self._buf = bytearray(size - 1)  # room for a line without its newline
-        self._mv = memoryview(self._buf)
-        self._n = 0
+        # The buffer: a line handed to ``handle`` is ``buf[:len(line)]`` (read-only for
+        # callers, except to overwrite the line in place while they handle it).
+        self.buf = bytearray(size - 1)  # room for a line without its newline
+        self._mv = memoryview(self.buf)
+        self._n = 0  # bytes of the current line in buf
         self._drop = False  # inside an over-long line: discard up to its newline
 
-    def feed(self, data):
-        # Allocates nothing for a chunk that completes no line (measured on the unix port
-        # with the heap locked); a completed line costs its bytes, the list and a view.
+    def reset(self):
+        self._n = 0
+        self._drop = False
+
+    def feed(self, data, handle=None):
+        # Each piece of data is copied into the buffer and the newline is searched there
+        # (a memoryview has no find).  A chunk that completes no line allocates nothing
+        # (measured on the unix port with the heap locked); a completed line costs a view
+        # (and, without ``handle``, its bytes and the list).
         out = ()
-        cap = len(self._buf)
-        src = None  # a view of data, made only to copy part of it
+        buf = self.buf
+        cap = len(buf)
         i = 0
         end = len(data)
         while i < end:
-            j = data.find(b"\n", i)
-            stop = end if j < 0 else j
-            if not self._drop:
-                k = stop - i
-                if self._n + k > cap:
-                    self._drop = True
+            n = self._n
+            if n == cap:  # the buffer is full: the next byte ends the line or makes it too long
+                if data[i] != 10:
+                    if not self._drop:
+                        self._drop = True
+                        if handle is None:
+                            if not out:
+                                out = []
+                            out.append(TOO_LONG)
+                        else:
+                            self._n = 0
+                            handle(TOO_LONG)
                     self._n = 0
-                    if not out:
-                        out = []
-                    out.append(TOO_LONG)
-                elif k:
-                    if k == end:
-                        self._buf[self._n:self._n + k] = data  # the whole chunk: no view needed
-                    else:
-                        if src is None:
-                            src = memoryview(data)
-                        self._buf[self._n:self._n + k] = src[i:stop]
-                    self._n += k
-            if j < 0:
-                break
+                    continue
+                j = n
+                i += 1
+            else:
+                k = end - i
+                if k > cap - n:
+                    k = cap - n
+                if i == 0 and k == end:
+                    buf[n:n + k] = data  # the whole chunk: no slice of it needed
+                else:
+                    buf[n:n + k] = data[i:i + k]
+                j = buf.find(b"\n", n, n + k)
+                if j < 0:
+                    self._n = n + k
+                    i += k
+                    continue
+                i += j - n + 1  # up to the newline; what follows is copied again from data
+            self._n = 0
             if self._drop:
                 self._drop = False
-            elif self._n:
-                if not out:
-                    out = []
-                out.append(bytes(self._mv[:self._n]))
-                self._n = 0
-            i = j + 1
+            elif j:
+                if handle is None:
+                    if not out:
+                        out = []
+                    out.append(bytes(self._mv[:j]))
+                else:
+                    handle(self._mv[:j])
         return out

@@ -29,7 +29,36 @@ def test_image_layout_and_heap(fw):
         assert must in names
     assert "lib/hostboot.mpy" not in names and fw.hostboot.exists()
     assert fw.image.read_bytes()[:3] == b"\xd2\xcd\x31", "a ROMFS image"
-    assert fw.heapsize() == (fw.image_size + DATA_HEAP + 1023) // 1024 * 1024
+    assert DATA_HEAP == 64 * 1024, "issue #4: the seat runs in a 64 KB data heap"
+    assert fw.image_size + DATA_HEAP <= fw.heapsize() < fw.image_size + DATA_HEAP + 2048
+
+
+@pytest.mark.micropython
+@pytest.mark.parametrize("data_heap", [64 * 1024, 96 * 1024])
+def test_the_data_heap_is_what_a_board_would_give(fw, data_heap):
+    """With the image mounted, the heap left is the data heap: the image's buffer and its
+    share of the allocation tables ride on top (hostboot's own objects take about 2 KB)."""
+    out = run_snippet(fw, "import gc\ngc.collect()\nprint(gc.mem_free())", data_heap=data_heap)
+    assert out.returncode == 0, out.stdout + out.stderr
+    free = int(out.stdout.split()[-1])
+    assert data_heap - 3072 < free <= data_heap
+
+
+def test_drawing_modules_name_the_palette_as_band_does():
+    """``const()`` does not cross modules, so gfx.py and screens.py name the palette indices
+    privately; they must be board/band.py's (its comment table) and its 16 colours."""
+    import re
+    band = (ROOT / "device" / "board" / "band.py").read_text(encoding="utf-8")
+    table = dict((name, int(i)) for i, name in re.findall(r"^#\s+(\d+) ([A-Z]+)\b", band, re.M))
+    table.update((name, int(i)) for i, name in re.findall(r"\s(\d+) ([A-Z]+)\s", " ".join(
+        line for line in band.splitlines() if line.startswith("#   "))))
+    assert len(table) == 14 and table["FELT"] == 0 and table["MAROON"] == 13
+    hexes = re.search(r"COLOURS = bytes\.fromhex\(\n\s+\"([0-9a-f ]+)\"[^\n]*\n\s+\"([0-9a-f ]+)\"", band)
+    assert len(bytes.fromhex(hexes.group(1) + hexes.group(2))) == 48
+    for name in ("gfx", "screens"):
+        src = (ROOT / "device" / "seat" / (name + ".py")).read_text(encoding="utf-8")
+        consts = dict((n, int(v)) for n, v in re.findall(r"^_([A-Z]+) = const\((\d+)\)", src, re.M) if n in table)
+        assert consts and all(table[n] == v for n, v in consts.items()), (name, consts)
 
 
 @pytest.mark.parametrize("name", ["paizhuo.sim.glyphs", "paizhuo.sim.screenshot"])
@@ -67,7 +96,7 @@ CONFIGS = [
     ({"dev": "S-0001", "key": "ab" * 32, "lang": "fr"}, "seat config: lang must be"),
     ({"dev": "S-0001", "key": "ab" * 32, "board": "host"}, "seat config: port must be the path"),
     ({"dev": "S-0001", "key": "ab" * 32, "board": "host", "port": "/x"}, "seat config: frames must be"),
-    ({"dev": "S-0001", "key": "ab" * 32, "rows": 24}, "seat config: rows must be 16 or 32"),
+    ({"dev": "S-0001", "key": "ab" * 32, "rows": 24}, "seat config: rows must be 8, 16 or 32"),
     ({"dev": "S-0001", "key": "ab" * 32, "frames_keep": -1}, "seat config: frames_keep must be"),
     ({"dev": "S-0001", "key": "ab" * 32, "colour": "red"}, "seat config: colour is not a setting"),
     ([1, 2], "seat config: file must hold a JSON object"),
@@ -103,5 +132,5 @@ def test_provisioning_file_checks_under_micropython(fw, tmp_path):
         else:
             assert got[0] == "error" and got[1].startswith(expect), (data, got)
             assert got[2].startswith("座位配置："), "a Chinese text for the staff too"
-    assert results[1][3:] == ["en", "ref-s3", 16]
+    assert results[1][3:] == ["en", "ref-s3", 8]
     assert "cannot read" in results[-2][1] and "not valid JSON" in results[-1][1]

@@ -123,7 +123,7 @@ def test_the_firmware_reads_every_text_from_its_font(fw):
         "f = gfx.Font(font16)\n"
         "bad = [ch for s in text.all_texts() for ch in s if not f.has(ch)]\n"
         "w = f.width('牌桌'.encode())\n"
-        "print(json.dumps([bad, w, f.width('Ag')]))\n")
+        "print(json.dumps([bad, w, f.width(b'Ag')]))\n")
     out = run_snippet(fw, code)
     assert out.returncode == 0, out.stdout + out.stderr
     bad, wide, narrow = json.loads(out.stdout.strip().splitlines()[-1])

@@ -468,6 +468,19 @@ def test_line_reader_is_independent_of_chunking(stream, cuts):
     for line in got:
         if line is not TOO_LONG:
             assert b"\n" not in line and 0 < len(line) < L.MAX_FRAME
+    # The seat's way: memoryview chunks (of one reused buffer), each line handed over in place.
+    reader = LineReader()
+    handed = []
+
+    def handle(line):
+        assert line is TOO_LONG or (isinstance(line, memoryview) and line.obj is reader.buf)
+        handed.append(line if line is TOO_LONG else bytes(line))
+
+    chunk = bytearray(5000)
+    for piece in pieces:
+        chunk[:len(piece)] = piece
+        assert reader.feed(memoryview(chunk)[:len(piece)], handle) == ()
+    assert handed == got
 
 
 @settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
@@ -499,6 +512,50 @@ def test_frames_among_garbage_in_any_chunking(items, cuts):
                 pass
     assert accepted == sent
     assert hub.last_in == len(sent)
+
+
+def test_line_reader_reset_forgets_a_partial_line():
+    reader = LineReader()
+    assert reader.feed(b"half a li") == ()
+    reader.reset()
+    assert reader.feed(b"ne\nwhole\n") == [b"ne", b"whole"]
+    assert reader.feed(b"x" * 5000) == [TOO_LONG]
+    reader.reset()  # also out of an over-long line
+    assert reader.feed(b"next\n") == [b"next"]
+
+
+def test_prune_sees_the_body_only_after_the_tag_checked_out():
+    hub, seat = pair()
+    seen = []
+
+    def prune(body):
+        seen.append(bytes(body))
+        body[bytes(body).index(b"7")] = ord("8")  # the caller may overwrite in place
+
+    sent = hub.seal({"t": "reject", "code": "paused", "en": "e", "zh": "z", "ref": 7})
+    line = bytearray(sent)
+    forged = bytearray(line)
+    forged[10] ^= 1
+    with pytest.raises(LinkError):
+        seat.open(memoryview(forged), prune)
+    assert seen == [] and seat.last_in == 0
+    assert seat.open(memoryview(line), prune)["ref"] == 8
+    assert seen == [sent[:-66]] and line[:-66] != sent[:-66]
+
+
+def test_message_types_never_match_across_the_table():
+    for t in ("resync\ns", "call why:why", "ack upto:count", "state ", "", "s resync"):
+        for sender in ("hub", "seat"):
+            assert code_of(lambda: L.check_message({"t": t, "s": 1}, sender)) == "bad_message"
+
+
+def test_detail_texts_are_numbered_in_order():
+    labels = [line.split("|")[0] for line in L._DETAILS.splitlines() if line]
+    consts = {name[3:].lower(): value for name, value in vars(L).items() if name.startswith("_D_")}
+    assert {labels[v]: k for k, v in consts.items()} == {k: k for k in consts}
+    assert len(consts) == len(labels)
+    for line in L._DETAILS.splitlines():
+        assert line.count("|") == 2 and line.split("|")[1].count("%") == line.split("|")[2].count("%")
 
 
 def test_line_reader_passes_the_frames_it_is_fed():
@@ -551,6 +608,25 @@ def feed_locked():
     return "no allocation"
 gc.collect()
 print(feed_locked())
+# The seat's way: a bytearray the port reads into, lines handled in place from the reader.
+buf = bytearray(b"y" * 64)
+got = []
+def handle(line):
+    got.append(len(line))
+def feed_in_place():
+    micropython.heap_lock()
+    try:
+        r.feed(buf, handle)
+    except MemoryError:
+        micropython.heap_unlock()
+        return "allocated"
+    micropython.heap_unlock()
+    return "no allocation"
+r.reset()
+print(feed_in_place())
+buf[63] = 10
+r.feed(buf, handle)
+print(got)
 """
 
 
@@ -585,6 +661,7 @@ def test_micropython_seat_and_cpython_hub_understand_each_other(tmp_path):
     assert out[5].startswith("ok ") and json.loads(out[5][3:]) == L.decode(hub_frames[1].encode(), k)
     assert out[6] == "refused replay"
     assert out[7] == "no allocation"
+    assert out[8] == "no allocation" and out[9] == "[127]"
 
 
 # ---- docs/protocol.md's example is real ---------------------------------------------------------

@@ -4,15 +4,17 @@
 The controller reports the panel's native portrait coordinates (320×480); ``rotate``
 maps them to the landscape screen the firmware draws (480×320).  A tap is a touch that
 went down and came up again; its position is where it went down (a finger that slides
-off a card does not pick the next one).  Polling every 20 ms costs one 5-byte I2C read
-into a preallocated buffer.
+off a card does not pick the next one).  The app's loop calls :meth:`FT6206.poll` often;
+it reads the controller at most every 20 ms (one 5-byte I2C read into a preallocated
+buffer).
 
     i2c = I2C(0, scl=Pin(8), sda=Pin(18), freq=400_000)
     touch = FT6206(i2c)
-    x, y = await touch.tap()
+    p = touch.poll()            # (x, y) once a finger has lifted, else None
 """
 
-import asyncio
+import time
+
 from micropython import const
 
 ADDR = const(0x38)
@@ -34,6 +36,10 @@ class FT6206:
         self.flip_y = flip_y
         self.x = 0
         self.y = 0
+        self._held = False  # a finger is down; (_tx, _ty) is where it went down
+        self._tx = 0
+        self._ty = 0
+        self._last = time.ticks_ms()  # when the controller was last read
 
     def read(self):
         """True while a finger is down; then ``x``/``y`` hold its screen position."""
@@ -64,11 +70,20 @@ class FT6206:
         except OSError:  # a glitch on the bus reads as "no finger"; the next poll retries
             return False
 
-    async def tap(self):
-        """The next tap as ``(x, y)``: waits for a touch and for the finger to lift."""
-        while not self._down():
-            await asyncio.sleep_ms(POLL_MS)
-        x, y = self.x, self.y
-        while self._down():
-            await asyncio.sleep_ms(POLL_MS)
-        return x, y
+    def poll(self):
+        """The tap ``(x, y)`` once a finger that went down has lifted, else None.  Reads the
+        controller at most every POLL_MS; never blocks."""
+        now = time.ticks_ms()
+        if time.ticks_diff(now, self._last) < POLL_MS:
+            return None
+        self._last = now
+        if self._down():
+            if not self._held:
+                self._held = True
+                self._tx = self.x
+                self._ty = self.y
+            return None
+        if self._held:
+            self._held = False
+            return self._tx, self._ty
+        return None

@@ -10,11 +10,10 @@ import gc
 import sys
 import select
 
-import asyncio
 import micropython
 from machine import I2C, Pin, SPI
 
-from board.ft6206 import FT6206
+from board.ft6206 import FT6206, POLL_MS
 from board.st7796 import ST7796
 
 # Pinout (ESP32-S3-WROOM-1 N8R2 / N16R8 on the reference carrier).
@@ -39,24 +38,18 @@ class UsbCdcPort:
 
     Ctrl-C (0x03) must not interrupt the firmware when it occurs in a frame, so the
     keyboard interrupt is switched off while the link is open.  Reads take what is there
-    (``ipoll`` allocates nothing) and return at least one byte.
+    (``ipoll`` allocates nothing) and never block.
     """
 
-    def __init__(self):
+    def __init__(self, poll):
         micropython.kbd_intr(-1)
         self._in = sys.stdin.buffer
         self._out = sys.stdout.buffer
-        self._sr = asyncio.StreamReader(self._in)
-        self._poll = select.poll()
-        self._poll.register(self._in, select.POLLIN)
+        self._poll = poll  # the board's, with stdin registered
         self._one = bytearray(1)
 
-    async def readinto(self, buf):
-        n = await self._sr.readinto(self._one)
-        if not n:
-            raise OSError("USB link closed")
-        buf[0] = self._one[0]
-        n = 1
+    def readinto(self, buf):
+        n = 0
         size = len(buf)
         while n < size:
             ready = False
@@ -64,7 +57,8 @@ class UsbCdcPort:
                 ready = True
             if not ready:
                 break
-            self._in.readinto(self._one)
+            if not self._in.readinto(self._one):
+                raise OSError("USB link closed")
             buf[n] = self._one[0]
             n += 1
         return n
@@ -88,9 +82,17 @@ class RefS3Board:
         Pin(PIN_TOUCH_RST, Pin.OUT, value=1)
         self.touch = FT6206(I2C(I2C_ID, scl=Pin(PIN_SCL), sda=Pin(PIN_SDA), freq=I2C_HZ))
         self.emit = None  # no control channel: stdout is the hub link
+        self.ended = False  # a seat board runs until it is switched off
+        self._poll = select.poll()
+        self._poll.register(sys.stdin.buffer, select.POLLIN)
+
+    def wait(self, ms):
+        """Sleep until the link has something or the touch is due for a look, at most ``ms``."""
+        for _ in self._poll.ipoll(ms if ms < POLL_MS else POLL_MS):
+            break
 
     def open_port(self):
-        return UsbCdcPort()
+        return UsbCdcPort(self._poll)
 
 
 def setup(cfg):

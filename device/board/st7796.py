@@ -44,7 +44,7 @@ class ST7796(BandDisplay):
     """480×320 landscape ST7796S on SPI (mode 0).  ``madctl`` picks the orientation;
     ``invert`` is on for the common IPS modules (their colours are inverted otherwise)."""
 
-    def __init__(self, spi, cs, dc, rst=None, rows=16, madctl=LANDSCAPE, invert=True):
+    def __init__(self, spi, cs, dc, rst=None, rows=8, madctl=LANDSCAPE, invert=True):
         self._spi = spi
         self._cs = cs
         self._dc = dc

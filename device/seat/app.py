@@ -1,5 +1,5 @@
-"""The seat application: one asyncio program with a task each for the link, the screen
-refresh and the touch input (screens run their own clock tasks).
+"""The seat application: one loop for the link, the touch input, the timers (every 100 ms:
+hello and heartbeat, the countdown) and the screen refresh, a band at a time.
 
     from seat import app
     app.main()          # reads the provisioning file, sets up the board, runs forever
@@ -12,60 +12,39 @@ import gc
 import sys
 import time
 
-import asyncio
-
 from seat import text
 from seat.link import SeatLink
 from seat.state import Mirror
 from seat.ui import UI
 
 
-# Load the selection pre-check only if this much heap is free once everything else is up
-# (it needs about 12 KB; what remains serves the messages and screens).
-PRECHECK_FREE = 44 * 1024
-
-
 class App:
-    """One seat: ``App(cfg, board)``; ``await app.run()``."""
+    """One seat: ``App(cfg, board)``; ``app.run()``."""
 
     def __init__(self, cfg, board):
-        self.cfg = cfg
         self.dev = cfg.dev
         self.board = board
         self.mirror = Mirror(text.lang_index(cfg.lang))
-        self.ui = UI(board.display, self.mirror, self, board.emit, getattr(board, "write", None))
-        self.link = SeatLink(cfg.dev, cfg.key, board.name, board.open_port, self.on_message, self.on_link,
-                             board.emit, self.ui.release)
+        self.ui = UI(board.display, self.mirror, self, board.emit, getattr(board, "emit_part", None))
+        self.link = SeatLink(cfg.dev, cfg.key, board, self)
 
     # ---- from the hub ---------------------------------------------------------------
 
     def on_message(self, msg):
-        m = self.mirror
-        t = msg["t"]
-        now = time.ticks_ms()
-        if t == "welcome":
-            m.on_welcome(msg)
-        elif t == "state":
-            m.on_state(msg, now)
-        elif t == "event":
-            m.on_event(msg, now)
-        elif t == "clock":
-            m.set_clock(msg["clock"], now)
-        elif t == "reject":
-            if not m.welcomed:
-                m.fault = msg["zh"] if m.lang == text.ZH else msg["en"]
-            else:
-                m.on_reject(msg)
-        elif t == "result":
-            m.on_result(msg)
-        elif t == "seatmap":
-            m.on_seatmap(msg)
+        self.mirror.apply(msg, time.ticks_ms())
         self.ui.update()
         self.ui.sample()  # msg, the mirror and the new screen are all alive here
 
+    def drop_view(self):
+        """A new view is on its way (see SeatLink._cut): the old one and the screen built
+        from it go now, before the new one is parsed."""
+        self.mirror.view = None
+        self.ui.release()
+
     def on_link(self, up, why):
         if not up:
-            self.mirror.link_down()
+            self.mirror.online = False
+            self.mirror.pending = None
             self.ui.update()
 
     # ---- to the hub -----------------------------------------------------------------
@@ -76,7 +55,8 @@ class App:
         s = self.link.send({"t": "intent", "turn": m.turn, "a": action})
         if s is not None:
             m.pending = m.turn
-            m.selected = [] if action.get("type") == "play" else m.selected
+            if action.get("type") == "play":
+                m.selected = []
             if self.board.emit:
                 self.board.emit("intent %d %s" % (s, action.get("type")))
         self.ui.update()
@@ -87,41 +67,47 @@ class App:
             self.mirror.called = True
             self.ui.update()
 
-    # ---- tasks ----------------------------------------------------------------------
+    # ---- the loop ---------------------------------------------------------------------
 
-    async def touch_task(self):
-        """Taps to the screen; returns when the touch source ends (host control channel closed)."""
-        while True:
-            p = await self.board.touch.tap()
-            if p is None:
-                return
-            hit = self.ui.tap(p[0], p[1])
-            self.ui.sample()
-            if self.board.emit:
-                self.board.emit("tap %d %d %s" % (p[0], p[1], hit or "-"))
+    def run(self):
+        """The seat's one loop, until the touch source ends (the host's control channel
+        closed): the link, taps, every 100 ms the timers, and one band of drawing at a
+        time; with nothing to do it sleeps in ``board.wait`` until input or the next tick.
 
-    def start(self):
-        """Optional parts that depend on free memory; call once everything else is loaded."""
+        No asyncio: its modules, tasks and coroutine frames would cost about 9 KB of the
+        64 KB heap (measured on the unix port), and one loop does all the firmware needs."""
         gc.collect()
-        if gc.mem_free() >= PRECHECK_FREE:
-            try:
-                from seat.screens import Precheck
-                self.ui.precheck = Precheck()
-            except MemoryError:
-                self.ui.precheck = None
-        gc.collect()
-        if self.board.emit:
-            self.board.emit("start precheck=%d free=%d" % (self.ui.precheck is not None, gc.mem_free()))
-
-    async def run(self):
-        self.start()
-        self.ui.update()
-        tasks = [asyncio.create_task(self.link.run()), asyncio.create_task(self.ui.refresh())]
-        try:
-            await self.touch_task()
-        finally:
-            for task in tasks:
-                task.cancel()
+        board = self.board
+        emit = board.emit
+        if emit:  # the pre-check is always on (seat/kinds.py)
+            emit("start precheck=1 free=%d" % gc.mem_free())
+        ui = self.ui
+        link = self.link
+        touch = board.touch
+        ui.update()
+        tick = time.ticks_ms()
+        while not board.ended:
+            link.poll()
+            p = touch.poll()
+            if p is not None:
+                try:
+                    hit = ui.tap(p[0], p[1])
+                except Exception as e:  # out of memory or a bug: the hub's full state repairs the screen
+                    hit = None
+                    link.trouble("%s handling a tap: %s" % (type(e).__name__, e))
+                ui.sample()
+                if emit:
+                    emit("tap %d %d %s" % (p[0], p[1], hit or "-"))
+            now = time.ticks_ms()
+            if time.ticks_diff(now, tick) >= 100:
+                tick = now
+                link.tick(now)
+                ui.tick(now)
+            if ui.draw():
+                continue  # more bands: input first, but no sleeping
+            wait = 100 - time.ticks_diff(time.ticks_ms(), tick)
+            if wait > 0:
+                board.wait(wait)
 
 
 def main(path=None):
@@ -133,12 +119,12 @@ def main(path=None):
     except config.ConfigError as e:
         print("paizhuo seat: %s" % e.en)
         sys.exit(2)
-    # Read once: drop the reader so its ~2.7 KB return to the heap (Config has no methods
-    # and so keeps no reference to the module).
+    # Read once: drop the reader so its heap returns (Config has no methods and so keeps
+    # no reference to the module).
     del sys.modules["seat.config"]
     del seat.config
     del config
     import board
     brd = board.setup(cfg)
     gc.collect()
-    asyncio.run(App(cfg, brd).run())
+    App(cfg, brd).run()

@@ -7,7 +7,7 @@ on the unix port the path comes from the environment variable ``PAIZHUO_SEAT``.
 
 Host runs add ``"port"`` (the pty's seat end) and ``"frames"`` (the folder frames go to);
 optional: ``"frames_keep"`` (keep only the newest N frame files, 0 = all) and ``"rows"``
-(band height, 16 or 32).  Anything wrong raises :class:`ConfigError` naming the field.
+(band height, 8 (default), 16 or 32).  Anything wrong raises :class:`ConfigError` naming the field.
 """
 
 import json
@@ -19,7 +19,6 @@ FIELDS = ("dev", "key", "lang", "board", "port", "frames", "frames_keep", "rows"
 BOARDS = ("host", "ref-s3")
 DEFAULT_PATH = "/seat.json"
 ENV = "PAIZHUO_SEAT"
-_ID_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"  # the link's device id rule
 
 
 class ConfigError(ValueError):
@@ -59,9 +58,9 @@ def parse(data):
             _fail(name, "is not a setting (settings: %s)" % ", ".join(FIELDS), "不是有效设置")
     dev = data.get("dev")
     ok = isinstance(dev, str) and 1 <= len(dev) <= 32
-    if ok:
-        for ch in dev:
-            if ch not in _ID_CHARS:
+    if ok:  # the UTF-8 bytes: iterating the str would intern each character on MicroPython
+        for b in dev.encode():
+            if not (48 <= b <= 57 or 65 <= b <= 90 or 97 <= b <= 122 or b == 45 or b == 95):
                 ok = False
     if not ok:
         _fail("dev", "must be the device id, 1-32 of A-Z a-z 0-9 - _ (e.g. S-0001)",
@@ -87,9 +86,9 @@ def parse(data):
     keep = data.get("frames_keep", 0)
     if not isinstance(keep, int) or isinstance(keep, bool) or keep < 0:
         _fail("frames_keep", "must be a whole number >= 0 (0 keeps every frame)", "必须是非负整数（0 表示全部保留）")
-    rows = data.get("rows", 16)
-    if rows not in (16, 32) or isinstance(rows, bool):
-        _fail("rows", "must be 16 or 32 (band height in pixel rows)", "必须是 16 或 32（每条带的行数）")
+    rows = data.get("rows", 8)
+    if rows not in (8, 16, 32) or isinstance(rows, bool):
+        _fail("rows", "must be 8, 16 or 32 (band height in pixel rows)", "必须是 8、16 或 32（每条带的行数）")
     c = Config()
     c.dev = dev
     c.key = key

@@ -1,60 +1,84 @@
 """Drawing: bitmap fonts and the widgets screens are made of.
 
-Everything here draws into one band of the display (see ``board/band.py``): ``draw(fb, y0)``
-gets the band (a ``framebuf.FrameBuffer``) and the screen row of its top, and draws with
-``y - y0``; ``framebuf`` clips what falls outside.  Drawing allocates nothing: texts are
-kept as UTF-8 ``bytes`` and decoded with integer arithmetic, glyph bitmaps are copied from
-the font module's ``bytes`` (through ``io.BytesIO``, which shares the buffer) into one
-preallocated tile, and the tile is blitted with a 2-entry palette.  Building widgets
-(when a screen changes) may allocate; drawing them may not.
+Everything here draws into one band of the display (see ``board/band.py``): ``draw(w, fb,
+y0, ui)`` gets the band (a ``framebuf.FrameBuffer``) and the screen row of its top, and
+draws with ``y - y0``; ``framebuf`` clips what falls outside.  Drawing allocates nothing:
+texts are kept as UTF-8 ``bytes`` and decoded with integer arithmetic, glyph bitmaps are
+copied from the font module's ``bytes`` (through ``io.BytesIO``, which shares the buffer)
+into one preallocated tile, and the tile is blitted with a 2-entry palette.  Building
+widgets (when a screen changes) may allocate; drawing them may not.
 
-Widgets are few and composite (a whole hand, a whole opponent panel) because every object
-costs heap: a 13-card hand is one widget holding the cards as a ``bytearray`` of card
-numbers, not 13 objects (measured on the unix port: about 10 KB less per play screen).
+A widget is a tuple ``(kind, x, y, w, h, …)``, not an object: on the 64-bit unix port a
+widget class costs about 400 bytes of heap and each instance about 170, a tuple about 100
+and no class at all.  The fields after the box, per kind:
+
+========  ==========================================================================
+BOX       fill colour, border colour (-1: none)
+TEXT      UTF-8 bytes, colour (UI font)
+BUTTON    label bytes, tap id, colour (grey when disabled), enabled, label x
+HAND      cards (sorted bytearray of card numbers), selected (:func:`card_flags`), step,
+          tappable, top row of an unselected card (card font)
+CARDROW   cards (bytearray), in small faces of the UI font
+CELLS     a table: column x positions, rows ``(y, bytes)`` of the row's texts separated
+          by NUL bytes, colour — one bytes object per row, not an object per cell
+CLOCK     nothing: the countdown, drawn from the mirror at every refresh
+========  ==========================================================================
+
+Widgets are few and composite (a whole hand, a whole table): a 13-card hand is one tuple
+holding its cards as a ``bytearray`` of card numbers, not 13 objects.
 """
 
 import io
+import time
 
 import framebuf
 from micropython import const
 
-from board.band import WHITE, BLACK, RED, GREY, YELLOW, CREAM, DARK
+# Palette indices of board/band.py (private: folded into the code, no heap).
+_WHITE = const(1)
+_BLACK = const(2)
+_RED = const(3)
+_GREY = const(4)
+_DARK = const(5)
+_YELLOW = const(6)
+_BLUE = const(7)
+_CREAM = const(11)
 
-LEFT = const(0)
-CENTER = const(1)
-RIGHT = const(2)
+BOX = const(0)
+TEXT = const(1)
+BUTTON = const(2)
+HAND = const(3)
+CARDROW = const(4)
+CELLS = const(5)
+CLOCK = const(6)
 _MISSING = const(0xFFFD)
-CARD_W = const(34)
-CARD_H = const(62)
-CARD_LIFT = const(16)  # a selected card sits this much higher
+_CARD_W = const(34)
+_CARD_H = const(62)
+_CARD_LIFT = const(16)  # a selected card sits this much higher
 
 # Cards are numbers rank * 4 + suit (paizhuo_shared.bigtwo's order: ♦3 = 0 … ♠2 = 51).
-RANKS = "3456789TJQKA2"
-SUITS = "DCHS"
-_RANK_FACES = (b"3", b"4", b"5", b"6", b"7", b"8", b"9", b"10", b"J", b"Q", b"K", b"A", b"2")
-_SUIT_FACES = ("♦".encode(), "♣".encode(), "♥".encode(), "♠".encode())
-
-
-def card_number(code):
-    """``"3D"`` -> 0, ``"2S"`` -> 51 (-1 for anything else)."""
-    if len(code) != 2:
-        return -1
-    r = RANKS.find(code[0])
-    s = SUITS.find(code[1])
-    return -1 if r < 0 or s < 0 else r * 4 + s
-
-
-def card_code(n):
-    return RANKS[n >> 2] + SUITS[n & 3]
+# The codes, from a list display on purpose: MicroPython keeps the short string literals of
+# a list display as qstrs (a constant tuple would hold 52 str objects), and its JSON parser
+# returns an existing qstr for a string it reads instead of allocating one — so the card
+# codes of every hub message cost no heap (a view with 40 cards: about 2.5 KB less).
+CODES = tuple([
+    "3D", "3C", "3H", "3S", "4D", "4C", "4H", "4S", "5D", "5C", "5H", "5S", "6D", "6C", "6H", "6S",
+    "7D", "7C", "7H", "7S", "8D", "8C", "8H", "8S", "9D", "9C", "9H", "9S", "TD", "TC", "TH", "TS",
+    "JD", "JC", "JH", "JS", "QD", "QC", "QH", "QS", "KD", "KC", "KH", "KS", "AD", "AC", "AH", "AS",
+    "2D", "2C", "2H", "2S",
+])
+ELLIPSIS = "…".encode()
+# Faces as drawn: ranks (T is 10) and suits ♦ ♣ ♥ ♠, as UTF-8 in one constant each.
+_RANKS = b"345678910JQKA2"
+_SUITS = "♦♣♥♠".encode()
 
 
 def card_bytes(codes):
     """A sorted ``bytearray`` of card numbers for a list of codes (unknown codes left out)."""
     out = bytearray()
     for c in codes:
-        n = card_number(c)
-        if n >= 0:
-            out.append(n)
+        if c in CODES:
+            out.append(CODES.index(c))
     return bytearray(sorted(out))
 
 
@@ -62,14 +86,9 @@ def card_flags(codes):
     """A 52-byte table: 1 at the number of each card in ``codes`` (O(1) look-ups, no allocation)."""
     out = bytearray(52)
     for c in codes:
-        n = card_number(c)
-        if n >= 0:
-            out[n] = 1
+        if c in CODES:
+            out[CODES.index(c)] = 1
     return out
-
-
-def _suit_colour(n):
-    return RED if (n & 3) in (0, 2) else BLACK  # ♦ ♥
 
 
 class Font:
@@ -108,18 +127,16 @@ class Font:
         return self._find(ord(ch)) >= 0
 
     def width(self, s):
-        """Width in pixels of ``s`` (str, or UTF-8 bytes of ASCII and 3-byte characters)."""
-        w = 0
-        if isinstance(s, str):
-            for ch in s:
-                i = self._find(ord(ch))
-                w += self._widths[i if i >= 0 else self._box]
-            return w
+        """Width in pixels of UTF-8 ``s`` (bytes).  Texts are measured as bytes, never by
+        iterating a ``str``: MicroPython interns every character a str iteration yields,
+        and those qstrs stay on the heap for good."""
         return self.draw(None, 0, 0, s, 0)
 
-    def draw(self, fb, x, y, s, color, i=0):
-        """Draw UTF-8 ``s`` (bytes or bytearray) from index ``i`` with its top-left at (x, y)
-        of the band; return the end x.  ``fb`` None only measures."""
+    def draw(self, fb, x, y, s, color, i=0, end=-1, stop=-1):
+        """Draw UTF-8 ``s[i:end]`` (bytes or bytearray; ``end`` -1: to the end) with its
+        top-left at (x, y) of the band; return the end x.  ``fb`` None only measures; then
+        ``stop`` >= 0 makes it return, instead, the index of the first character that would
+        end past x = stop (or ``end``)."""
         if fb is not None:
             self._pal.pixel(1, 0, color)
         data = self._data
@@ -127,21 +144,21 @@ class Font:
         tile = self._tile
         pal = self._pal
         size = self._size
-        n = len(s)
+        n = len(s) if end < 0 else end
         while i < n:
             b = s[i]
             if b < 0x80:
                 cp = b
-                i += 1
+                k = 1
             elif b < 0xE0:
                 cp = ((b & 0x1F) << 6) | (s[i + 1] & 0x3F)
-                i += 2
+                k = 2
             elif b < 0xF0:
                 cp = ((b & 0x0F) << 12) | ((s[i + 1] & 0x3F) << 6) | (s[i + 2] & 0x3F)
-                i += 3
+                k = 3
             else:
                 cp = _MISSING
-                i += 4
+                k = 4
             g = self._find(cp)
             if g < 0:
                 g = self._box
@@ -152,215 +169,185 @@ class Font:
                 data.readinto(buf)
                 fb.blit(tile, x, y, 0, pal)
             x += self._widths[g]
-        return x
+            if 0 <= stop < x:
+                return i
+            i += k
+        return n if stop >= 0 else x
+
+    def cut(self, s, w, i=0):
+        """The index into UTF-8 ``s`` up to which the characters from ``i`` fit ``w`` pixels."""
+        return self.draw(None, 0, 0, s, 0, i, -1, w)
 
 
-class Widget:
-    """A rectangle on the screen.  ``tap`` is its id in the hit map (None: not tappable);
-    composite widgets override :meth:`hit` and :meth:`taps`."""
+# ---- widgets --------------------------------------------------------------------------------
 
-    tap = None
-    enabled = True
-
-    def __init__(self, x, y, w, h):
-        self.x = x
-        self.y = y
-        self.w = w
-        self.h = h
-
-    def hit(self, x, y):
-        """The tap id under (x, y), or None."""
-        if self.tap is not None and self.x <= x < self.x + self.w and self.y <= y < self.y + self.h:
-            return self.tap
-        return None
-
-    def taps(self, out):
-        """Append ``(id, x, y, w, h, enabled)`` for each tappable part (the hit map)."""
-        if self.tap is not None:
-            out.append((self.tap, self.x, self.y, self.w, self.h, self.enabled))
-
-    def texts(self, out):
-        """Append the texts shown (for the control channel)."""
-
-    def draw(self, fb, y0):
-        pass
+def text(font, x, y, s, color, w=-1):
+    """A TEXT widget: one line in the UI font at x, or with ``w`` >= 0 centred in the span
+    (x, w); its box is the text itself.  ``s`` is a str or UTF-8 bytes."""
+    b = s.encode() if isinstance(s, str) else s
+    tw = font.width(b)
+    if w >= 0:
+        x += (w - tw) // 2
+    return (TEXT, x, y, tw, font.height, b, color)
 
 
-class Box(Widget):
-    """A filled rectangle with an optional border (colour -1: none)."""
-
-    def __init__(self, x, y, w, h, fill, border=-1):
-        super().__init__(x, y, w, h)
-        self.fill = fill
-        self.border = border
-
-    def draw(self, fb, y0):
-        if self.fill >= 0:
-            fb.fill_rect(self.x, self.y - y0, self.w, self.h, self.fill)
-        if self.border >= 0:
-            fb.rect(self.x, self.y - y0, self.w, self.h, self.border)
+def button(font, x, y, w, h, label, tap, color, enabled=True):
+    """A BUTTON: tappable; a disabled one is grey and ignores taps."""
+    b = label.encode()
+    return (BUTTON, x, y, w, h, b, tap, color if enabled else _GREY, enabled, x + (w - font.width(b)) // 2)
 
 
-class Text(Widget):
-    """One line of text in the UI font, aligned in the span (x, w).  The widget's box is
-    the text itself; ``b`` holds it as UTF-8."""
-
-    def __init__(self, font, x, y, text, color, w=0, align=LEFT):
-        b = text.encode()
-        tw = font.width(b)
-        if align == CENTER:
-            x += (w - tw) // 2
-        elif align == RIGHT:
-            x += w - tw
-        super().__init__(x, y, tw, font.height)
-        self.font = font
-        self.b = b
-        self.color = color
-
-    def texts(self, out):
-        out.append(self.b.decode())
-
-    def draw(self, fb, y0):
-        self.font.draw(fb, self.x, self.y - y0, self.b, self.color)
+def hand(y, cards, selected, tappable, width=480):
+    """The seat's own HAND: big card faces side by side (rank over suit, in the card font);
+    a picked card rises.  With ``tappable`` each card is in the hit map as ``card:<code>``."""
+    n = len(cards)
+    step = 36 if n < 2 else min(36, (width - 8 - _CARD_W) // (n - 1))
+    x = (width - (step * (n - 1) + _CARD_W)) // 2 if n else 0
+    return (HAND, x, y - _CARD_LIFT, step * (n - 1) + _CARD_W if n else 0, _CARD_H + _CARD_LIFT,
+            cards, selected, step, tappable, y)
 
 
-class Cells(Widget):
-    """Many short texts in one widget (a table): ``add(x, y, text, colour)``.  One object and
-    a tuple per cell instead of a widget per cell (the result table has 30 cells)."""
-
-    def __init__(self, font, x, y, w, h):
-        super().__init__(x, y, w, h)
-        self.font = font
-        self.cells = []
-
-    def add(self, x, y, text, color):
-        self.cells.append((x, y, text.encode(), color))
-
-    def texts(self, out):
-        for cell in self.cells:
-            out.append(cell[2].decode())
-
-    def draw(self, fb, y0):
-        font = self.font
-        top = y0 - font.height
-        bottom = y0 + fb.rows  # fb: the band (a BandDisplay)
-        for x, y, b, color in self.cells:
-            if top < y < bottom:
-                font.draw(fb, x, y - y0, b, color)
+def cardrow(font, x, y, w, cards, rows=1):
+    """A CARDROW: small faces (``♠A ♥10``) in the UI font, wrapped to ``w`` in up to ``rows`` rows."""
+    return (CARDROW, x, y, w, rows * (font.height + 2), cards)
 
 
-class Button(Widget):
-    """A tappable button; a disabled button is grey and ignores taps."""
-
-    def __init__(self, font, x, y, w, h, label, tap, color, enabled=True):
-        super().__init__(x, y, w, h)
-        self.tap = tap
-        self.enabled = enabled
-        self.color = color if enabled else GREY
-        self.font = font
-        self.b = label.encode()
-        self.tx = x + (w - font.width(self.b)) // 2
-
-    def texts(self, out):
-        out.append(self.b.decode())
-
-    def draw(self, fb, y0):
-        y = self.y - y0
-        fb.fill_rect(self.x, y, self.w, self.h, self.color)
-        fb.rect(self.x, y, self.w, self.h, WHITE if self.enabled else DARK)
-        self.font.draw(fb, self.tx, y + (self.h - self.font.height) // 2, self.b, WHITE)
-
-
-class Hand(Widget):
-    """The seat's own hand: big card faces side by side (rank over suit, in the card font).
-
-    ``cards`` is a sorted bytearray of card numbers, ``selected`` a 52-byte table of the
-    cards picked (:func:`card_flags`); a picked card rises.  With ``tappable`` each card is in the hit map as ``card:<code>``.
-    """
-
-    def __init__(self, font, y, cards, selected, tappable, width=480):
-        n = len(cards)
-        step = 36 if n < 2 else min(36, (width - 8 - CARD_W) // (n - 1))
-        x = (width - (step * (n - 1) + CARD_W)) // 2 if n else 0
-        super().__init__(x, y - CARD_LIFT, step * (n - 1) + CARD_W if n else 0, CARD_H + CARD_LIFT)
-        self.font = font
-        self.cards = cards
-        self.selected = selected
-        self.step = step
-        self.tappable = tappable
-        self.top = y
-
-    def _card_y(self, n):
-        return self.top - CARD_LIFT if self.selected[n] else self.top
-
-    def hit(self, x, y):
-        if not self.tappable:
-            return None
+def hit(w, x, y):
+    """The tap id of widget ``w`` under (x, y), or None."""
+    k = w[0]
+    if k == BUTTON:
+        if w[1] <= x < w[1] + w[3] and w[2] <= y < w[2] + w[4]:
+            return w[6]
+    elif k == HAND and w[8]:
+        cards = w[5]
+        sel = w[6]
         # The rightmost card under the finger (cards are drawn left to right).
-        for i in range(len(self.cards) - 1, -1, -1):
-            n = self.cards[i]
-            cx = self.x + i * self.step
-            cy = self._card_y(n)
-            if cx <= x < cx + CARD_W and cy <= y < cy + CARD_H:
-                return "card:" + card_code(n)
-        return None
-
-    def taps(self, out):
-        if self.tappable:
-            for i in range(len(self.cards)):
-                n = self.cards[i]
-                out.append(("card:" + card_code(n), self.x + i * self.step, self._card_y(n), CARD_W, CARD_H, True))
-
-    def texts(self, out):
-        out.append(" ".join(card_code(n) for n in self.cards))
-
-    def draw(self, fb, y0):
-        font = self.font
-        x = self.x
-        for n in self.cards:
-            sel = self.selected[n]
-            y = (self.top - CARD_LIFT if sel else self.top) - y0
-            fb.fill_rect(x + 1, y + 1, CARD_W - 2, CARD_H - 2, CREAM if sel else WHITE)
-            fb.rect(x, y, CARD_W, CARD_H, YELLOW if sel else BLACK)
-            if sel:
-                fb.rect(x + 1, y + 1, CARD_W - 2, CARD_H - 2, YELLOW)
-            c = _suit_colour(n)
-            r = _RANK_FACES[n >> 2]
-            s = _SUIT_FACES[n & 3]
-            font.draw(fb, x + (CARD_W - font.draw(None, 0, 0, r, 0)) // 2, y + 4, r, c)
-            font.draw(fb, x + (CARD_W - font.draw(None, 0, 0, s, 0)) // 2, y + 32, s, c)
-            x += self.step
+        for i in range(len(cards) - 1, -1, -1):
+            n = cards[i]
+            cx = w[1] + i * w[7]
+            cy = w[9] - _CARD_LIFT if sel[n] else w[9]
+            if cx <= x < cx + _CARD_W and cy <= y < cy + _CARD_H:
+                return "card:" + CODES[n]
+    return None
 
 
-class CardRow(Widget):
-    """Small card faces (``♠A ♥10``) in the UI font, wrapped to ``w`` in up to ``rows``
-    rows; ``cards`` is a bytearray of card numbers."""
+def taps(w, write, sep):
+    """Write the hit map entries of widget ``w`` (``"id":[x,y,w,h,enabled]``, the first after
+    ``sep``, the others after a comma) with ``write``: the host's control channel, piece by
+    piece (no list is built).  Returns the separator for the next entry."""
+    k = w[0]
+    if k == BUTTON:
+        write('%s"%s":[%d,%d,%d,%d,%d]' % (sep, w[6], w[1], w[2], w[3], w[4], 1 if w[8] else 0))
+        return ","
+    if k == HAND and w[8]:
+        cards = w[5]
+        for i in range(len(cards)):
+            n = cards[i]
+            write('%s"card:%s":[%d,%d,%d,%d,1]' % (sep, CODES[n], w[1] + i * w[7],
+                                                   w[9] - _CARD_LIFT if w[6][n] else w[9], _CARD_W, _CARD_H))
+            sep = ","
+    return sep
 
-    def __init__(self, font, x, y, w, cards, rows=1):
-        super().__init__(x, y, w, rows * (font.height + 2))
-        self.font = font
-        self.cards = cards
 
-    def texts(self, out):
-        out.append(" ".join(card_code(n) for n in self.cards))
+def texts(w, out):
+    """Append the texts widget ``w`` shows (for the control channel)."""
+    k = w[0]
+    if k == TEXT or k == BUTTON:
+        out.append(w[5])
+    elif k == CELLS:
+        for row in w[6]:
+            out.extend(row[1].split(b"\0"))
+    elif k == HAND or k == CARDROW:
+        out.append(" ".join(CODES[n] for n in w[5]).encode())
 
-    def draw(self, fb, y0):
-        font = self.font
-        x = self.x
-        y = self.y - y0
-        end = self.x + self.w
-        bottom = self.y + self.h - y0
+
+def draw(w, fb, y0, ui):
+    """Draw widget ``w`` into the band ``fb`` whose top is screen row ``y0``.  Allocates nothing."""
+    k = w[0]
+    x = w[1]
+    y = w[2] - y0
+    if k == BOX:
+        if w[5] >= 0:
+            fb.fill_rect(x, y, w[3], w[4], w[5])
+        if w[6] >= 0:
+            fb.rect(x, y, w[3], w[4], w[6])
+    elif k == TEXT:
+        ui.f16.draw(fb, x, y, w[5], w[6])
+    elif k == BUTTON:
+        font = ui.f16
+        fb.fill_rect(x, y, w[3], w[4], w[7])
+        fb.rect(x, y, w[3], w[4], _WHITE if w[8] else _DARK)
+        font.draw(fb, w[9], y + (w[4] - font.height) // 2, w[5], _WHITE)
+    elif k == HAND:
+        font = ui.f24
+        sel = w[6]
+        top = w[9] - y0
+        for n in w[5]:
+            s = sel[n]
+            y = top - _CARD_LIFT if s else top
+            fb.fill_rect(x + 1, y + 1, _CARD_W - 2, _CARD_H - 2, _CREAM if s else _WHITE)
+            fb.rect(x, y, _CARD_W, _CARD_H, _YELLOW if s else _BLACK)
+            if s:
+                fb.rect(x + 1, y + 1, _CARD_W - 2, _CARD_H - 2, _YELLOW)
+            c = _RED if (n & 3) == 0 or (n & 3) == 2 else _BLACK  # ♦ ♥
+            r = n >> 2  # the rank's face in _RANKS: "10" for T (r 7) is two bytes
+            a = r if r < 8 else r + 1
+            b = a + 2 if r == 7 else a + 1
+            font.draw(fb, x + (_CARD_W - font.draw(None, 0, 0, _RANKS, 0, a, b)) // 2, y + 4, _RANKS, c, a, b)
+            a = (n & 3) * 3
+            font.draw(fb, x + (_CARD_W - font.draw(None, 0, 0, _SUITS, 0, a, a + 3)) // 2, y + 32, _SUITS, c, a, a + 3)
+            x += w[7]
+    elif k == CARDROW:
+        font = ui.f16
+        end = x + w[3]
+        bottom = y + w[4]
         step = font.height + 2
-        for n in self.cards:
-            s = _SUIT_FACES[n & 3]
-            r = _RANK_FACES[n >> 2]
-            cw = font.draw(None, 0, 0, s, 0) + font.draw(None, 0, 0, r, 0) + 2
-            if x + cw > end and x > self.x:
-                x = self.x
+        for n in w[5]:
+            r = n >> 2
+            a = r if r < 8 else r + 1
+            b = a + 2 if r == 7 else a + 1
+            s = (n & 3) * 3
+            cw = font.draw(None, 0, 0, _SUITS, 0, s, s + 3) + font.draw(None, 0, 0, _RANKS, 0, a, b) + 2
+            if x + cw > end and x > w[1]:
+                x = w[1]
                 y += step
                 if y + step > bottom:
                     return
-            fb.fill_rect(x, y, cw, font.height + 1, WHITE)
-            c = _suit_colour(n)
-            font.draw(fb, font.draw(fb, x + 1, y + 1, s, c) - 1, y + 1, r, c)
+            fb.fill_rect(x, y, cw, font.height + 1, _WHITE)
+            c = _RED if (n & 3) == 0 or (n & 3) == 2 else _BLACK
+            font.draw(fb, font.draw(fb, x + 1, y + 1, _SUITS, c, s, s + 3) - 1, y + 1, _RANKS, c, a, b)
             x += cw + 1
+    elif k == CELLS:
+        font = ui.f16
+        top = y0 - font.height
+        bottom = y0 + fb.rows  # fb: the band (a BandDisplay)
+        xs = w[5]
+        for cy, b in w[6]:
+            if top < cy < bottom:
+                i = 0
+                for cx in xs:
+                    j = b.find(b"\0", i)
+                    if j < 0:
+                        j = len(b)
+                    font.draw(fb, cx, cy - y0, b, w[7], i, j)
+                    i = j + 1
+    elif k == CLOCK:
+        m = ui.m
+        secs = (m.clock_left(time.ticks_ms()) + 999) // 1000
+        mine = m.has_clock and m.seat in m.clock_seats
+        colour = _RED if secs <= 5 and not m.clock_paused else (_YELLOW if mine else _WHITE)
+        fb.fill_rect(x, y, w[3], w[4], _BLUE if mine else _DARK)
+        fb.rect(x, y, w[3], w[4], colour)
+        d = ui.digits
+        i = 3
+        while True:
+            i -= 1
+            d[i] = 48 + secs % 10
+            secs //= 10
+            if secs == 0 or i == 0:
+                break
+        # Right-aligned seconds: digits are 8 px wide in the UI font.
+        ui.f16.draw(fb, x + w[3] - 6 - 8 * (3 - i), y + 2, d, colour, i)
+        if m.clock_paused:
+            fb.fill_rect(x + 6, y + 5, 3, 10, colour)
+            fb.fill_rect(x + 12, y + 5, 3, 10, colour)

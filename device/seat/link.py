@@ -10,16 +10,21 @@
   malformed frame is dropped and counted.
 - The hub's rejects ``seq_gap``, ``no_session`` and ``bad_tag`` (it lost our session)
   and a fresh ``challenge`` (the hub restarted) also restart the handshake.
-- Heartbeat: ``ack`` whenever nothing was sent for ``ACK_MS`` (the hub marks a seat
-  offline after 5000 ms of silence; the contract asks for at least one frame per 2000 ms).
+- Heartbeat: ``ack`` whenever nothing was sent for ``_ACK_MS`` = 500 ms (the contract asks
+  for a frame at least every 2000 ms; the hub marks a seat offline after 5 s of silence by
+  default, but a table may set as little as 1 s, and an ack due at 1000 ms came late for
+  that about once a second: the seat went down and up all deal).
 - Link loss (the port reports an error or hang-up): close it, tell the app, reopen it
-  every ``REOPEN_MS``.
+  every ``_REOPEN_MS``.
 - A frame that cannot be handled (out of memory, a firmware bug) is dropped and the seat
   sends ``resync`` (or starts a new session if the frame could not even be read): the hub
   answers with a full ``state``.  The link task never dies.
+- Memory: frames are parsed in place — the line reader hands each complete line over as a
+  view of its own 4 KB buffer (allocated once, at start-up), and JSON is read from there.
 
-The port comes from the board (``open_port()``): ``await readinto(buf)`` returns a count
-> 0 or raises OSError when the link is gone; ``write(data)``; ``close()``.
+The port comes from the board (``open_port()``): ``readinto(buf)`` returns the bytes read
+now (0: none yet) or raises OSError when the link is gone; ``write(data)``; ``close()``.
+Nothing here blocks: the app's loop calls :meth:`SeatLink.poll` and :meth:`SeatLink.tick`.
 """
 
 import binascii
@@ -27,37 +32,32 @@ import gc
 import os
 import time
 
-import asyncio
 from micropython import const
 
 from paizhuo_shared import link as codec
+from seat.state import prune
 
 FIRMWARE = "0.2.0"
-HELLO_MS = const(1000)
-ACK_MS = const(1000)
-REOPEN_MS = const(500)
-TICK_MS = const(100)
-_RESTART = ("seq_gap", "no_session", "bad_tag")
+_HELLO_MS = const(1000)
+_ACK_MS = const(500)  # the hub may mark a seat offline after as little as 1 s of silence
+_REOPEN_MS = const(500)
 
 
-def nonce():
-    """16 random bytes as 32 lowercase hex chars."""
-    return binascii.hexlify(os.urandom(16)).decode()
+def _restarts(code):
+    """The hub lost our session (or we missed frames): a new handshake is the way back."""
+    return code == "seq_gap" or code == "no_session" or code == "bad_tag"
 
 
 class SeatLink:
-    """Runs the link for one seat; hands every accepted hub message to ``on_message(msg)``
-    and reports session changes to ``on_link(up, why)``."""
+    """Runs the link for one seat of ``app``: hands every accepted hub message to
+    ``app.on_message(msg)`` and reports session changes to ``app.on_link(up, why)``."""
 
-    def __init__(self, dev, key, board, open_port, on_message, on_link, emit=None, on_low_memory=None):
+    def __init__(self, dev, key, board, app):
         self.dev = dev
         self.key = key
         self.board = board
-        self.open_port = open_port
-        self.on_message = on_message
-        self.on_link = on_link
-        self.emit = emit
-        self.on_low_memory = on_low_memory  # called to free what can be rebuilt (the screen's widgets)
+        self.app = app
+        self.emit = board.emit
         self.port = None
         self.session = None
         self.hub_nonce = ""  # the last challenge's nonce (hello's "hn")
@@ -65,118 +65,149 @@ class SeatLink:
         self.last_hello = 0
         self.last_tx = 0
         self.dropped = 0  # frames refused (replay, bad tag, malformed) since start
-        self._buf = bytearray(256)
+        self._buf = bytearray(256)  # what one read takes from the port
+        self._mv = memoryview(self._buf)
+        # Allocated once, at start-up: the 4 KB line buffer before the heap fragments, and
+        # the bound method the reader calls (a bound method is an object on every access).
         self._reader = codec.LineReader()
+        self._handle = self._line
+        self._prune = self._cut
+        self._dropped_view = False  # _cut let the old view go for the frame being opened
+        self._reopen_at = 0  # ticks_ms when the port may be tried again
 
-    # ---- the task -----------------------------------------------------------------------
+    # ---- driven by the app's loop -----------------------------------------------------
 
-    async def run(self):
-        """Open the port, serve it until it fails, reopen; forever."""
-        while True:
-            try:
-                self.port = self.open_port()
-            except OSError:
-                await asyncio.sleep_ms(REOPEN_MS)
-                continue
-            self._log("link open")
-            ticker = asyncio.create_task(self._tick())
-            try:
-                self._reader = codec.LineReader()
+    def poll(self):
+        """Open the port when it is time, read what it has and handle each complete frame;
+        close it when it fails (and reopen it ``_REOPEN_MS`` later).  Never blocks."""
+        port = self.port
+        try:
+            if port is None:
+                now = time.ticks_ms()
+                if time.ticks_diff(now, self._reopen_at) < 0:
+                    return
+                try:
+                    port = self.board.open_port()
+                except OSError:
+                    self._reopen_at = time.ticks_add(now, _REOPEN_MS)
+                    return
+                self.port = port
+                self._log("link open")
+                self._reader.reset()  # a new connection: no half line from the last one
                 self.hello()
-                while True:
-                    n = await self.port.readinto(self._buf)
-                    try:
-                        lines = self._reader.feed(self._buf if n == len(self._buf) else self._buf[:n])
-                    except MemoryError:
-                        # The frame is lost and the reader may hold half of it: start a
-                        # new session (hello is re-sent until welcome), which brings a full state.
-                        self._trouble("out of memory reading a frame", True)
-                        continue
-                    for line in lines:
-                        try:
-                            self._line(line)
-                        except MemoryError:
-                            self._trouble("out of memory handling a frame")
-                        except Exception as e:  # a firmware bug must not end the link
-                            self._trouble("%s handling a frame: %s" % (type(e).__name__, e))
-            except OSError as e:
-                self._log("link lost %s" % (e,))
-            finally:
-                ticker.cancel()
-                self.port.close()
-                self.port = None
-                self._down("link lost")
-            await asyncio.sleep_ms(REOPEN_MS)
+            n = port.readinto(self._buf)
+        except OSError as e:
+            self._log("link lost %s" % (e,))
+            port.close()
+            self.port = None
+            self._down("link lost")
+            self._reopen_at = time.ticks_add(time.ticks_ms(), _REOPEN_MS)
+            return
+        if not n:
+            return
+        try:
+            # Each complete line goes to _line in place, as a view of the reader's buffer:
+            # a 4 KB frame is never copied, and it is parsed straight from there.
+            self._reader.feed(self._buf if n == len(self._buf) else self._mv[:n], self._handle)
+        except MemoryError:
+            # The reader may have lost its place: start a new session (hello is re-sent
+            # until welcome), which brings a full state.
+            self._reader.reset()
+            self.trouble("out of memory reading a frame", True)
 
-    async def _tick(self):
-        while True:
-            await asyncio.sleep_ms(TICK_MS)
-            now = time.ticks_ms()
-            try:
-                if self.session is None:
-                    if time.ticks_diff(now, self.last_hello) >= HELLO_MS:
-                        self.hello()
-                elif time.ticks_diff(now, self.last_tx) >= ACK_MS:
-                    self.send({"t": "ack", "upto": self.session.last_in})
-            except OSError:
-                pass  # the reader sees the failure and reopens
+    def tick(self, now):
+        """Called by the app's loop every 100 ms: hello until welcomed, then the heartbeat."""
+        if self.port is None:
+            return
+        try:
+            if self.session is None:
+                if time.ticks_diff(now, self.last_hello) >= _HELLO_MS:
+                    self.hello()
+            elif time.ticks_diff(now, self.last_tx) >= _ACK_MS:
+                self.send({"t": "ack", "upto": self.session.last_in})
+        except OSError:
+            pass  # the reader sees the failure and reopens
 
     # ---- sending ------------------------------------------------------------------------
 
     def hello(self):
-        n = nonce()
-        msg = {"t": "hello", "s": 0, "dev": self.dev, "fw": FIRMWARE, "board": self.board,
+        n = binascii.hexlify(os.urandom(16)).decode()  # the seat nonce: 16 random bytes as 32 hex
+        msg = {"t": "hello", "s": 0, "dev": self.dev, "fw": FIRMWARE, "board": self.board.name,
                "n": n, "hn": self.hub_nonce}
         self.pending_key = codec.session_key(self.key, self.hub_nonce, n) if self.hub_nonce else None
         self.last_hello = time.ticks_ms()
-        self._write(codec.encode(msg, self.key))
+        self.send(msg, self.key)
 
-    def send(self, msg):
-        """Seal and send a message in the session; return its ``s`` (None: no session)."""
-        if self.session is None or self.port is None:
+    def send(self, msg, key=None):
+        """Seal and send a message in the session; return its ``s`` (None: no session).
+        With ``key`` the message goes outside any session, tagged with that key (hello)."""
+        if self.port is None:
             return None
-        line = self.session.seal(msg)
-        self._write(line)
+        if key is not None:
+            line = codec.encode(msg, key)
+        elif self.session is None:
+            return None
+        else:
+            line = self.session.seal(msg)
+        self.port.write(line)
+        self.last_tx = time.ticks_ms()
         return msg["s"]
-
-    def _write(self, line):
-        if self.port is not None:
-            self.port.write(line)
-            self.last_tx = time.ticks_ms()
 
     # ---- receiving ----------------------------------------------------------------------
 
     def _line(self, line):
-        if self.session is not None:
-            try:
-                msg = self.session.open(line)
-            except codec.LinkError as e:
-                if e.code == "seq_gap":
-                    self.restart("seq_gap")  # we missed frames: a new session brings a full state
-                elif not self._plain(line):
-                    self.dropped += 1
-                    self._log("drop %s" % e.code)
-                return
-            if msg["t"] == "reject" and msg["code"] in _RESTART:
-                self.restart(msg["code"])
-                return
-            self.on_message(msg)
-            return
-        if self._plain(line) or self.pending_key is None:
-            return
-        session = codec.Session(self.pending_key, "hub")
+        """A complete line from the reader (a view of its buffer, valid during this call)."""
         try:
-            msg = session.open(line)
-        except codec.LinkError:
-            self.dropped += 1
-            return
-        if msg["t"] != "welcome":
-            return  # a late frame of an old session
-        self.session = session
-        self.pending_key = None
-        self._log("link up %s" % msg["seat"])
-        self.on_link(True, "welcome")
-        self.on_message(msg)
+            if self.session is not None:
+                self._dropped_view = False
+                try:
+                    msg = self.session.open(line, self._prune)
+                except codec.LinkError as e:
+                    if e.code == "seq_gap":
+                        self.restart("seq_gap")  # we missed frames: a new session brings a full state
+                    elif not self._plain(line):
+                        self.dropped += 1
+                        self._log("drop %s" % e.code)
+                        if self._dropped_view:  # the screen lost its view for nothing: get it back
+                            self.send({"t": "resync"})
+                    return
+                if msg["t"] == "reject" and _restarts(msg["code"]):
+                    self.restart(msg["code"])
+                    return
+                self.app.on_message(msg)
+                return
+            if self._plain(line) or self.pending_key is None:
+                return
+            session = codec.Session(self.pending_key, "hub")
+            try:
+                msg = session.open(line)
+            except codec.LinkError:
+                self.dropped += 1
+                return
+            if msg["t"] != "welcome":
+                return  # a late frame of an old session
+            self.session = session
+            self.pending_key = None
+            self._log("link up %s" % msg["seat"])
+            self.app.on_link(True, "welcome")
+            self.app.on_message(msg)
+        except MemoryError:
+            self.trouble("out of memory handling a frame")
+        except Exception as e:  # a firmware bug must not end the link
+            self.trouble("%s handling a frame: %s" % (type(e).__name__, e))
+
+    def _cut(self, body):
+        """The session's ``prune`` (the tag has checked out, nothing is parsed yet; the body
+        is the start of the reader's buffer): blank what the seat never shows, and let the
+        old view and screen go before a ``state`` or ``event`` brings new ones — the parser
+        then never has both on the heap.  The hub writes ``"t"`` first (its messages are
+        dicts made with ``"t"`` first); if a body does not start so, nothing is let go."""
+        buf = self._reader.buf
+        n = len(body)
+        prune(buf, n)
+        if buf.find(b'{"t":"state",', 0, 13) == 0 or buf.find(b'{"t":"event",', 0, 13) == 0:
+            self.app.drop_view()
+            self._dropped_view = True
 
     def _plain(self, line):
         """Handle a frame tagged with the empty key (challenge, pre-session reject); True if it was one."""
@@ -192,18 +223,17 @@ class SeatLink:
                 self._down("hub restarted")
             self.hello()
         elif t == "reject":
-            if msg["code"] in _RESTART:
+            if _restarts(msg["code"]):
                 if self.session is not None:
                     self.restart(msg["code"])
             else:
-                self.on_message(msg)  # e.g. unknown_device: the connecting screen says so
+                self.app.on_message(msg)  # e.g. unknown_device: the connecting screen says so
         return True
 
-    def _trouble(self, what, restart=False):
+    def trouble(self, what, restart=False):
         """A frame could not be handled: count it, say so, and get a full state back —
         ``resync`` in the session, or a new session when the reader lost its place."""
-        if self.on_low_memory:
-            self.on_low_memory()
+        self.app.ui.release()  # what can be rebuilt goes first
         gc.collect()
         self.dropped += 1
         self._log("error %s" % what)
@@ -224,7 +254,7 @@ class SeatLink:
         if self.session is not None:
             self.session = None
             self._log("link down %s" % why)
-            self.on_link(False, why)
+            self.app.on_link(False, why)
 
     def _log(self, line):
         if self.emit:

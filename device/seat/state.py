@@ -13,21 +13,116 @@ import time
 from seat import text
 
 
-RESULT_FIELDS = ("cards_left", "points", "scores", "places")  # what the result screen shows
+# Words hub messages carry that no firmware code names.  A list display keeps them as
+# qstrs, and MicroPython's JSON parser returns the existing qstr for a string it reads
+# instead of allocating one (about 64 bytes of heap each, per message, on the unix port).
+# (No tuple constants of strings in this firmware: each element would be a str object.)
+_HUB_WORDS = ["game", "bigtwo", "first", "time_limit", "my_show", "leader", "hands", "seat"]
+
+
+def prune(buf, n):
+    """Blank out, in place, what the seat never shows of a hub message: in the JSON bytes
+    ``buf[:n]``, every member of a deal result record (``"result":{…}``) other than
+    cards_left, points, scores and places (what the result screen shows: the hands
+    left, 明牌/加倍 flags, auto moves and think times go) — with
+    its comma.  Called after the frame's tag is checked and before it is parsed
+    (``Session.open``'s ``prune``): on the 64-bit unix port a parsed record costs about
+    3.7 KB of heap, a pruned one under 1 KB, and the last ``event`` of a deal and the
+    result ``state`` carry two records each.
+
+    The pattern ``"result":{`` can only be a key (a quote inside a JSON string is
+    escaped), and anything unexpected stops the pruning: the rest is parsed as sent.
+
+    >>> b = bytearray(b'{"result":{"winner":"N","points":{"E":5},"think_ms":{"E":0}},"x":1}')
+    >>> prune(b, len(b)); bytes(b).replace(b" ", b"")
+    b'{"result":{"points":{"E":5}},"x":1}'
+    """
+    i = 0
+    while True:
+        i = buf.find(b'"result":{', i, n)
+        if i < 0:
+            return
+        i += 10  # the first member
+        kept = -1  # where the comma after the last member kept is
+        while i < n and buf[i] == 34:  # '"': a member's key (record keys have no escapes)
+            k = buf.find(b'"', i + 1, n)
+            if k < 0 or k + 1 >= n or buf[k + 1] != 58:  # ':'
+                return
+            end = _skip(buf, k + 2, n)
+            if end < 0 or end >= n:
+                return
+            comma = buf[end] == 44  # ','
+            n_key = k - i - 1
+            if ((n_key == 10 and buf.find(b"cards_left", i, k) == i + 1)
+                    or (n_key == 6 and (buf.find(b"points", i, k) == i + 1 or buf.find(b"scores", i, k) == i + 1
+                                        or buf.find(b"places", i, k) == i + 1))):
+                kept = end
+            elif comma:
+                _blank(buf, i, end + 1)  # the member and its comma
+            elif kept >= 0:
+                _blank(buf, kept, end)  # the last member and the comma before it
+            else:
+                _blank(buf, i, end)  # the only member left
+            i = end + 1 if comma else end
+
+
+def _skip(buf, i, n):
+    """The index just past the JSON value at ``buf[i]`` (-1 if it does not end before n)."""
+    depth = 0
+    while i < n:
+        c = buf[i]
+        i += 1
+        if c == 34:  # a string, to its closing quote
+            while True:
+                if i >= n:
+                    return -1
+                c = buf[i]
+                i += 1
+                if c == 92:  # a backslash: the next byte is escaped
+                    i += 1
+                elif c == 34:
+                    break
+            if depth == 0:
+                return i
+        elif c == 123 or c == 91:  # { [
+            depth += 1
+        elif c == 125 or c == 93:  # } ]
+            depth -= 1
+            if depth == 0:
+                return i
+            if depth < 0:  # a number, true, false or null ended by its container
+                return i - 1
+        elif c == 44 and depth == 0:  # ',' ends a number, true, false or null
+            return i - 1
+    return -1
+
+
+def _blank(buf, a, b):
+    while a < b:
+        buf[a] = 32
+        a += 1
+
+
+def _short(p):
+    """A player ``{id, name}`` with its name cut to 32 characters, in place: no screen shows
+    more (they fit names to a column), and a name of a 4 KB frame would stay on the heap."""
+    if isinstance(p, dict):
+        name = p.get("name")
+        if isinstance(name, str) and len(name) > 32:
+            p["name"] = name[:32]
+    return p
 
 
 def slim_result(r):
     """The fields of a deal result the seat shows (the full record stays on the hub)."""
     if not isinstance(r, dict):
         return None
-    out = {}
-    for k in RESULT_FIELDS:
-        out[k] = r.get(k)
-    return out
+    return {"cards_left": r.get("cards_left"), "points": r.get("points"), "scores": r.get("scores"),
+            "places": r.get("places")}
 
 
 class Mirror:
-    """Everything the screens draw from."""
+    """Everything the screens draw from; :meth:`apply` takes each hub message."""
 
     def __init__(self, lang):
         self.lang = lang  # text.ZH or text.EN (the hub's welcome may change it)
@@ -38,7 +133,7 @@ class Mirror:
         self.event = ""
         self.player = None  # {id, name} of this seat's player, or None
         self.screen = "waiting"  # the hub's screen: waiting / deal / result / paused
-        self.view = None  # BigTwo.view(seat) as the hub sent it
+        self.view = None  # BigTwo.view(seat) as the hub sent it (without its "result")
         self.turn = None  # the decision point an intent must carry
         self.players = {}
         self.result = None
@@ -55,81 +150,80 @@ class Mirror:
         self.alert = None  # seat that just announced 报单, until the next round
         self.called = False  # the referee was called; cleared by the next game change
 
-    # ---- hub messages ------------------------------------------------------------
-
-    def on_welcome(self, msg):
-        self.online = True
-        self.welcomed = True
-        self.fault = None
-        self.seat = msg["seat"]
-        self.table = msg["table"]
-        self.event = msg["event"]
-        self.lang = text.lang_index(msg["lang"])
-        self.player = msg["player"]
-        self.pending = None
-
-    def on_state(self, msg, now):
-        self.screen = msg["screen"]
-        self.view = msg["view"]
-        if self.view:
-            self.view.pop("result", None)  # the full record again: the slim copy below is enough
-        self.turn = msg["turn"]
-        self.players = msg["players"]
-        self.result = slim_result(msg["result"])
-        self.seatmap = msg["seatmap"]
-        self.set_clock(msg["clock"], now)
-        self.pending = None
-        self.alert = None
-        self._keep_selection()
-
-    def on_event(self, msg, now):
-        self.called = False
-        if msg["turn"] != self.turn:
+    def apply(self, msg, now):
+        """Take one hub message (already checked by the link codec) received at ``now``."""
+        t = msg["t"]
+        if t == "welcome":
+            self.online = True
+            self.welcomed = True
+            self.fault = None
+            self.seat = msg["seat"]
+            self.table = msg["table"]
+            self.event = msg["event"]
+            self.lang = text.lang_index(msg["lang"])
+            self.player = _short(msg["player"])
             self.pending = None
-            self.refusal = None  # the game moved on: an old refusal no longer applies
-        self.view = msg["view"]
-        if self.view and "result" in self.view:
-            self.result = slim_result(self.view.pop("result"))
-        self.turn = msg["turn"]
-        self.set_clock(msg["clock"], now)
-        if self.screen == "waiting":
-            self.screen = "deal"
-        for e in msg["events"]:
-            kind = e.get("type")
-            if kind == "report":
-                self.alert = e.get("seat")
-            elif kind == "round_end":
-                self.alert = None
-            elif kind == "deal_end":
-                self.result = slim_result(e.get("result"))
-        self._keep_selection()
-
-    def on_result(self, msg):
-        self.result = slim_result(msg["result"])
-        self.screen = "result"
-        self.selected = []
-
-    def on_seatmap(self, msg):
-        self.seatmap = msg["seatmap"]
-
-    def on_reject(self, msg):
-        self.pending = None
-        self.refusal = (msg["code"], msg["zh"] if self.lang == text.ZH else msg["en"])
-
-    def set_clock(self, c, now):
-        if c is None:
-            self.has_clock = False
-            self.clock_seats = ()
-            return
-        self.has_clock = True
-        self.clock_seats = c["seats"]
-        self.clock_ms = c["ms"]
-        self.clock_paused = c["paused"]
-        self.clock_at = now
-
-    def link_down(self):
-        self.online = False
-        self.pending = None
+        elif t == "state":
+            self.screen = msg["screen"]
+            self.view = v = msg["view"]
+            if v:
+                v.pop("result", None)  # the full record again: the slim copy below is enough
+            self.turn = msg["turn"]
+            self.players = players = msg["players"]
+            for seat in players:
+                _short(players[seat])
+            self.result = slim_result(msg["result"])
+            self.seatmap = msg["seatmap"]
+            if self.seatmap:
+                _short(self.seatmap.get("player"))
+            self.pending = None
+            self.alert = None
+        elif t == "event":
+            self.called = False
+            if msg["turn"] != self.turn:
+                self.pending = None
+                self.refusal = None  # the game moved on: an old refusal no longer applies
+            self.view = v = msg["view"]
+            if v and "result" in v:
+                self.result = slim_result(v.pop("result"))
+            self.turn = msg["turn"]
+            if self.screen == "waiting":
+                self.screen = "deal"
+            for e in msg["events"]:
+                kind = e.get("type")
+                if kind == "report":
+                    self.alert = e.get("seat")
+                elif kind == "round_end":
+                    self.alert = None
+                elif kind == "deal_end":
+                    self.result = slim_result(e.get("result"))
+        elif t == "reject":
+            text_ = msg["zh"] if self.lang == text.ZH else msg["en"]
+            if not self.welcomed:
+                self.fault = text_  # e.g. an unregistered device: the connecting screen says so
+            else:
+                self.pending = None
+                self.refusal = (msg["code"], text_)
+        elif t == "result":
+            self.result = slim_result(msg["result"])
+            self.screen = "result"
+            self.selected = []
+        elif t == "seatmap":
+            self.seatmap = msg["seatmap"]
+            _short(self.seatmap.get("player"))
+        if t == "state" or t == "event" or t == "clock":
+            c = msg["clock"]
+            self.has_clock = c is not None
+            if c is None:
+                self.clock_seats = ()
+            else:
+                self.clock_seats = c["seats"]
+                self.clock_ms = c["ms"]
+                self.clock_paused = c["paused"]
+                self.clock_at = now
+        if t == "state" or t == "event":  # keep only picked cards that are still in the hand
+            hand = self.hand()
+            self.selected = [c for c in self.selected if c in hand]
 
     # ---- questions the screens ask --------------------------------------------------
 
@@ -144,9 +238,6 @@ class Mirror:
 
     def my_clock(self):
         return self.has_clock and self.seat in self.clock_seats
-
-    def phase(self):
-        return self.view.get("phase") if self.view else None
 
     def my_turn(self):
         return bool(self.view) and self.seat in self.view.get("to_act", ())
@@ -167,7 +258,3 @@ class Mirror:
             self.selected.remove(code)
         elif code in self.hand():
             self.selected.append(code)
-
-    def _keep_selection(self):
-        hand = self.hand()
-        self.selected = [c for c in self.selected if c in hand]

@@ -19,7 +19,6 @@ Plain Python (no MicroPython imports): the CPython build reads it too.
 
 ZH = 0
 EN = 1
-LANGS = ("zh", "en")
 
 _TABLE = """
 connecting|正在连接牌桌主机…|Connecting to the table hub…
@@ -86,10 +85,8 @@ kind_four_of_a_kind|铁枝|Four of a kind
 kind_straight_flush|同花顺|Straight flush
 """
 
-# Card faces: suit code -> symbol (in the order of SUITS), ranks as drawn (T is "10").
-SUITS = "DCHS"
+# Card faces: the suit symbols (in the order D C H S), ranks as drawn (T is "10").
 SUIT_FACES = "♦♣♥♠"
-RED_SUITS = "HD"
 
 
 def t(key, lang):
@@ -106,18 +103,13 @@ def t(key, lang):
 
 def seat_name(seat, lang):
     """东家 / East for ``"E"``; an unknown seat is shown as it is."""
-    if seat in ("E", "S", "W", "N"):
+    if isinstance(seat, str) and len(seat) == 1 and seat in "ESWN":
         return t("seat_" + seat, lang)
     return str(seat)
 
 
 def rank_face(rank):
     return "10" if rank == "T" else rank
-
-
-def suit_face(suit):
-    i = SUITS.find(suit)
-    return SUIT_FACES[i] if i >= 0 else "?"
 
 
 def lang_index(code):

@@ -1,10 +1,11 @@
-"""The screen manager: which screen is up, the hit map, and the one refresh task.
+"""The screen manager: which screen is up, the hit map, drawing, and what the app's loop
+does for the screens every 100 ms (the countdown, the refusal's five seconds).
 
 Widgets never draw themselves when they change: a change marks rows dirty
-(:meth:`UI.invalidate`) and the refresh task redraws every band that touches a dirty row,
-drawing all widgets that cross that band, then yields (``await asyncio.sleep_ms(0)``)
-so the link and the touch keep running.  A screen rebuilt while a refresh is under way
-restarts it, so no frame ever mixes two screens.
+(:meth:`UI.invalidate`) and the app's loop has :meth:`UI.draw` redraw every band that
+touches a dirty row, one band per call, drawing all widgets that cross that band; between
+bands the loop reads the link and the touch.  A screen rebuilt while a refresh is under
+way restarts it, so no frame ever mixes two screens.
 
 Measured on the unix port (``tests/bench/bench_firmware.py`` has the figures for each
 screen): the draw loop allocates 0 bytes; each refresh reports its allocation on the
@@ -15,14 +16,16 @@ import gc
 import json
 import time
 
-import asyncio
+from micropython import const
 
-from seat import gfx, screens, text
+from seat import gfx, screens
 from seat import font16, font24
+
+_SHOW_MS = const(5000)  # a refusal stays up this long unless dismissed or the game moves on
 
 
 class UI:
-    """Screens, dirty rows and the refresh task for one display."""
+    """Screens, dirty rows and the refresh for one display."""
 
     def __init__(self, display, mirror, app, emit=None, write=None):
         self.display = display
@@ -32,40 +35,47 @@ class UI:
         self.write = write  # the same channel, without the newline
         self.f16 = gfx.Font(font16)
         self.f24 = gfx.Font(font24)
-        self.base = None  # the screen the hub's state calls for
-        self.overlay = None  # a refusal shown over it, or None
-        self.widgets = []
+        self.kind = None  # the base screen (screens.pick)
+        self.overlay = False  # a refusal is shown over it
+        self.refused_at = 0  # ticks_ms when the refusal went up
+        self.widgets = []  # the base screen's, then the overlay's
+        self.first_tap = 0  # index of the first widget that takes taps (the overlay's while up)
+        self.digits = bytearray(3)  # the clock's seconds, drawn without building a text
         self._lo = display.height
         self._hi = 0
         self._gen = 0  # bumped at every rebuild: a refresh under way restarts
-        self._dirty = asyncio.Event()
-        self.precheck = None  # a screens.Precheck when the heap can spare it
+        self._y0 = -1  # the next band of the refresh under way (-1: none)
+        self._from = 0  # the rows it covers,
+        self._to = 0
+        self._drawing = 0  # the screen generation it draws,
+        self._t0 = 0  # when it started,
+        self._alloc = 0  # and what drawing it allocated
+        self._shown = -1  # the countdown's seconds last drawn
+        self._left = 0  # the countdown's ms at the last tick
         self.frames = 0
         self.mem_low = gc.mem_free()
 
     # ---- screens -------------------------------------------------------------------
 
     def update(self):
-        """Rebuild from the mirror: switch screens when the state calls for another one."""
+        """Rebuild from the mirror (the screen kind the state calls for, and the refusal)."""
         now = time.ticks_ms()
-        cls = screens.pick(self.m)
-        if self.base is None or type(self.base) is not cls:
-            if self.base is not None:
-                self.base.leave()
-            self.base = cls(self)
-            self.base.enter()
-        if self.m.refusal is None:
-            if self.overlay is not None:
-                self.overlay.leave()
-                self.overlay = None
-        elif self.overlay is None:
-            self.overlay = screens.Refusal(self)
-            self.overlay.enter()
-        self.base.build(now)
-        ws = self.base.widgets
-        if self.overlay is not None:
-            self.overlay.build(now)
-            ws = ws + self.overlay.widgets
+        m = self.m
+        self.kind = screens.pick(m)
+        if m.refusal is None:
+            self.overlay = False
+        elif not self.overlay:
+            self.overlay = True
+            self.refused_at = now
+        # The old widgets go first: they are garbage once the new ones exist, and the
+        # heap is small enough that both at once matter.
+        self.widgets = []
+        self._gen += 1
+        ws = screens.build(self, now)
+        self.first_tap = 0
+        if self.overlay:
+            self.first_tap = len(ws)
+            ws += screens.refusal(self)
         self.widgets = ws
         self._gen += 1
         self.invalidate(0, self.display.height)
@@ -74,32 +84,25 @@ class UI:
 
     def release(self):
         """Out of memory: drop the widgets (the next update rebuilds them from the mirror).
-        The heap is not compacted, so freeing a screen's many small objects is what makes
-        room for the next frame's buffers."""
+        The heap is not compacted, so freeing a screen's small objects is what makes room
+        for the next frame."""
         self.widgets = []
-        if self.base is not None:
-            self.base.widgets = []
-        if self.overlay is not None:
-            self.overlay.widgets = []
         self._gen += 1
-
-    def current(self):
-        return self.overlay if self.overlay is not None else self.base
 
     def tap(self, x, y):
         """Send a tap to the topmost tappable widget under it; return its id (or None).
         While a refusal is shown only its own widgets take taps."""
-        ws = self.overlay.widgets if self.overlay is not None else self.widgets
-        for i in range(len(ws) - 1, -1, -1):
+        ws = self.widgets
+        for i in range(len(ws) - 1, self.first_tap - 1, -1):
             w = ws[i]
-            tap = w.hit(x, y)
+            tap = gfx.hit(w, x, y)
             if tap is not None:
-                if not w.enabled:
-                    pass
+                if w[0] == gfx.BUTTON and not w[8]:
+                    pass  # disabled
                 elif tap == "btn:call":  # 叫裁判 is on every screen's top bar
                     self.app.call_referee()
                 else:
-                    self.current().on_tap(tap)
+                    screens.on_tap(self, tap)
                 return tap
         return None
 
@@ -109,57 +112,79 @@ class UI:
             self._lo = y
         if y + h > self._hi:
             self._hi = y + h
-        self._dirty.set()
 
-    # ---- refresh -------------------------------------------------------------------
+    # ---- tasks ---------------------------------------------------------------------
 
-    async def refresh(self):
-        """The one task that draws.  Allocation-free between the band yields.
+    def draw(self):
+        """Draw the next band of the refresh under way, or start one if rows are dirty;
+        True while bands are left (the app's loop reads the link and the touch between
+        bands, so a refresh never holds them up).  Allocation-free.
 
-        Measured on the unix port (x86-64): a full 480×320 refresh in 16-row bands takes
-        3–7 ms and allocates 0 bytes; a clock tick redraws rows 0–23 only."""
+        Measured on the unix port (x86-64): a full 480×320 refresh in 8-row bands takes
+        3–12 ms (tests/bench/bench_firmware.py) and allocates 0 bytes; a clock tick redraws
+        rows 0–23 only."""
         d = self.display
         rows = d.rows
-        while True:
-            await self._dirty.wait()
-            self._dirty.clear()
+        y0 = self._y0
+        if y0 < 0:  # no refresh under way: start one over the dirty rows
             lo = self._lo
             hi = self._hi
             self._lo = d.height
             self._hi = 0
-            if hi <= lo:
-                continue
-            gen = self._gen
-            t0 = time.ticks_ms()
-            alloc = 0
+            if hi <= lo or not self.widgets:  # nothing dirty, or released (a new view is
+                return False  # coming: the panel keeps its picture)
+            self._from = lo
+            self._to = hi
+            self._drawing = self._gen
+            self._t0 = time.ticks_ms()
+            self._alloc = 0
             y0 = (lo // rows) * rows
-            aborted = False
-            while y0 < hi:
-                a = gc.mem_alloc()
-                d.fill(0)  # FELT
-                for w in self.widgets:
-                    if w.y < y0 + rows and w.y + w.h > y0:
-                        w.draw(d, y0)
-                d.show_band(y0)
-                alloc += gc.mem_alloc() - a
-                y0 += rows
-                await asyncio.sleep_ms(0)
-                if gen != self._gen:  # rebuilt meanwhile: start again with the new screen
-                    aborted = True
-                    break
-            if aborted:
-                if lo < self._lo:
-                    self._lo = lo
-                if hi > self._hi:
-                    self._hi = hi
-                continue
-            ms = time.ticks_diff(time.ticks_ms(), t0)
-            path = d.frame_done()
-            self.frames += 1
-            gc.collect()
-            if self.emit:
-                self.emit("frame %d %s alloc=%d ms=%d rows=%d-%d" % (self.frames, path, alloc, ms, lo, hi))
-                self.emit("mem free=%d low=%d" % (gc.mem_free(), self.mem_low))
+        elif self._drawing != self._gen:  # rebuilt meanwhile: start again with the new screen
+            if self._from < self._lo:
+                self._lo = self._from
+            if self._to > self._hi:
+                self._hi = self._to
+            self._y0 = -1
+            return True
+        a = gc.mem_alloc()
+        d.fill(0)  # FELT
+        for w in self.widgets:
+            if w[2] < y0 + rows and w[2] + w[4] > y0:
+                gfx.draw(w, d, y0, self)
+        d.show_band(y0)
+        self._alloc += gc.mem_alloc() - a
+        y0 += rows
+        if y0 < self._to:
+            self._y0 = y0
+            return True
+        self._y0 = -1
+        ms = time.ticks_diff(time.ticks_ms(), self._t0)
+        path = d.frame_done()
+        self.frames += 1
+        gc.collect()
+        if self.emit:
+            self.emit("frame %d %s alloc=%d ms=%d rows=%d-%d" % (self.frames, path, self._alloc, ms, self._from,
+                                                                 self._to))
+            self.emit("mem free=%d low=%d" % (gc.mem_free(), self.mem_low))
+        return False
+
+    def tick(self, now):
+        """Called by the app's loop every 100 ms: on the 明牌/加倍 and play screens the
+        countdown is redrawn when its seconds change, and the screen is rebuilt when the
+        seat's own time runs out (input locks at zero); a refusal goes after five seconds."""
+        m = self.m
+        if self.overlay and time.ticks_diff(now, self.refused_at) >= _SHOW_MS:
+            m.refusal = None
+            self.update()
+        if self.kind == screens.DECISION or self.kind == screens.PLAY:
+            left = m.clock_left(now)
+            secs = (left + 999) // 1000
+            if m.has_clock and secs != self._shown:
+                self._shown = secs
+                self.invalidate(0, screens.TOP_H)
+            if left == 0 and self._left > 0 and m.my_clock():
+                self.update()  # time is up: lock the buttons
+            self._left = left
 
     def sample(self):
         """Collect and record the lowest free heap seen.  Called at the busiest moments
@@ -175,21 +200,20 @@ class UI:
         """The hit map and texts as one control line, written piece by piece (host only:
         building it as one string or dict would cost the heap several KB)."""
         write = self.write
-        taps = []
-        for w in (self.overlay.widgets if self.overlay is not None else self.widgets):
-            w.taps(taps)  # while a refusal is up only its own widgets take taps
+        ws = self.widgets
         write('ui {"screen":"%s","base":"%s","lang":"%s","missing":%d,"widgets":{' % (
-            self.current().name, self.base.name, text.LANGS[self.m.lang], self.f16.misses))
-        for i in range(len(taps)):
-            tap, x, y, w, h, on = taps[i]
-            write('%s"%s":[%d,%d,%d,%d,%d]' % ("," if i else "", tap, x, y, w, h, 1 if on else 0))
-        taps = None
+            "refusal" if self.overlay else screens.name(self), screens.name(self), "en" if self.m.lang else "zh",
+            self.f16.misses))
+        sep = ""
+        for i in range(self.first_tap, len(ws)):  # while a refusal is up only its widgets take taps
+            sep = gfx.taps(ws[i], write, sep)
         write('},"text":[')
-        first = True
-        for w in self.widgets:
-            texts = []
-            w.texts(texts)
-            for t in texts:
-                write(json.dumps(t) if first else "," + json.dumps(t))
-                first = False
+        sep = ""
+        out = []
+        for w in ws:
+            gfx.texts(w, out)
+            for b in out:
+                write(sep + json.dumps(b.decode()))
+                sep = ","
+            out.clear()
         write("]}\n")

@@ -12,8 +12,9 @@ Build (``build()``, or ``python -m paizhuo.sim.firmware [DEST]``):
 A seat board runs the firmware from a ROMFS partition: bytecode, strings and the glyph
 bitmaps stay in flash and the heap holds only data.  The unix port has no flash, so
 ``hostboot`` reads the image into one buffer and mounts it at ``/rom``; the process gets
-``-X heapsize`` = the image + the board's data heap (64 KB by default), so the firmware
-lives with exactly the data heap a board would give it.
+``-X heapsize`` = the image (with its share of the heap's allocation tables) + the board's
+data heap (64 KB by default), so the firmware lives with exactly the data heap a board
+would give it.
 
 Run (``SeatProcess``): ``micropython -X heapsize=… hostboot.mpy`` with the seat's
 provisioning file in ``$PAIZHUO_SEAT``.  The firmware's control channel is its stdin
@@ -41,7 +42,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DEVICE = ROOT / "device"
 SHARED = ROOT / "shared"
 DEFAULT_DEST = ROOT / "build" / "firmware"
-DATA_HEAP = 128 * 1024  # see 'Heap' in device/README.md: the 64-bit unix port's figure
+DATA_HEAP = 64 * 1024  # the seat's heap besides the image (issue #4); see 'Heap' in device/README.md
 HOST_ONLY = ("hostboot.py", "boot.py")  # not part of the ROM image
 
 
@@ -60,8 +61,16 @@ class Firmware:
         self.image_size = self.image.stat().st_size
 
     def heapsize(self, data_heap=DATA_HEAP):
-        """``-X heapsize`` for a data heap of ``data_heap`` bytes (the image rides on top)."""
-        return (self.image_size + data_heap + 1023) // 1024 * 1024
+        """``-X heapsize`` for a data heap of ``data_heap`` bytes (the image rides on top).
+
+        MicroPython carves its allocation tables out of the heap: 12 bytes per 1024 on the
+        64-bit port (2 bits per 32-byte block, plus 1 finaliser bit).  The image's share is
+        added, so the tables of the data heap come out of the data heap, as on a board
+        whose whole heap is ``data_heap``.  (The image's buffer: one block of header, its
+        bytes rounded up to blocks.)
+        """
+        image = 32 + (self.image_size + 31) // 32 * 32
+        return (image + image * 12 // 1024 + 1 + data_heap + 1023) // 1024 * 1024
 
     def size_of(self, rom_path):
         """Bytes of one file in the image (e.g. ``lib/seat/font16.mpy``)."""
@@ -145,7 +154,9 @@ def build(dest=None, extra_text=""):
         shutil.rmtree(rom)
     table = sources(fonts)
     for rel, src in table.items():
-        _compile(tool, src, rom / rel, rel[4:-4] + ".py" if rel.startswith("lib/") else src.name)
+        # The name tracebacks show is the module's path on the board, which is also its
+        # __file__: one qstr for both (each qstr is heap on the seat).
+        _compile(tool, src, rom / rel, "/rom/" + rel)
     for pkg in ("lib/seat", "lib/board", "lib/paizhuo_shared"):
         if not (rom / pkg / "__init__.mpy").exists():
             raise FirmwareError("%s has no __init__.py" % pkg)
@@ -187,7 +198,7 @@ class SeatProcess:
     pty seat end and the frame folder.  The process starts at once.
     """
 
-    def __init__(self, firmware, dev, key, port, frames, lang="zh", frames_keep=0, rows=16,
+    def __init__(self, firmware, dev, key, port, frames, lang="zh", frames_keep=0, rows=8,
                  data_heap=DATA_HEAP, micropython=None):
         self.firmware = firmware
         self.frames_dir = Path(frames)

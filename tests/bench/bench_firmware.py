@@ -1,5 +1,5 @@
 """Benchmark: the seat firmware under the MicroPython unix port (issue #4): frame render time
-per screen, heap, image and font sizes, and tap latencies on the seat side.  Picked up by
+per screen, heap (a 64 KB data heap), image and font sizes, and tap latencies on the seat side.  Picked up by
 tests/bench/run.py; run alone with ``python tests/bench/bench_firmware.py [--quick]``.
 
 One firmware process on a pty link to the test hub (tests/firmware/testhub.py, the real
@@ -113,7 +113,8 @@ def section(quick):
         "One firmware process (`micropython -X heapsize=%d`: the %d-byte ROMFS image + a %d KB data heap) on a"
         % (fw.heapsize(), fw.image_size, DATA_HEAP // 1024),
         "pty link to the test hub; fixed scenes from the real engine.  Render time is one full-screen refresh,",
-        "16-row bands, first band to last (the band yields included), %s of %d." % ("best / median", rounds), "",
+        "8-row bands, first band to last (the link and touch are read between bands), %s of %d." % (
+            "best / median", rounds), "",
         "| screen | render (best) | render (median) |", "|---|---|---|",
     ]
     for label, best, med in frames:
@@ -125,7 +126,8 @@ def section(quick):
         "| lowest free data heap at the busiest moments (a message and its screen alive) | %d of %d bytes |" % (
             low, DATA_HEAP),
         "| free data heap when idle | %d bytes |" % free,
-        "| start-up (`%s`) | pre-check on when ≥ 44 KB free |" % start,
+        "| free data heap after start-up, everything loaded (selection pre-check on) | %s bytes |" % (
+            start.split("free=")[1]),
         "| tap → screen rebuilt (control line out), median / p99 of %d | %.1f / %.1f ms |" % (
             taps, statistics.median(select), _pct(select, 0.99)),
         "| tap Play → intent at the hub, median / p99 of %d | %.1f / %.1f ms |" % (

@@ -14,7 +14,7 @@ KEY = bytes.fromhex(KEY_HEX)
 class Rig:
     """``Rig(firmware, folder)``: start with :meth:`start`; ``hub``, ``seat``, ``link``."""
 
-    def __init__(self, firmware, folder, lang="zh", welcome=None, data_heap=None, open_hub=True, rows=16,
+    def __init__(self, firmware, folder, lang="zh", welcome=None, data_heap=None, open_hub=True, rows=8,
                  frames_keep=0):
         self.folder = str(folder)
         os.makedirs(self.folder, exist_ok=True)

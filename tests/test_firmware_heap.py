@@ -1,0 +1,180 @@
+"""Issue #4: the seat firmware runs in a 64 KB data heap on the MicroPython unix port.
+
+One seat (``DATA_HEAP`` = 64 KB besides its ROMFS image) plays a whole deal by touch
+against the test hub, at the busiest moments the brief names: the play screen with all 13
+cards selected and deselected, the last ``event`` of the deal, the result screen, and
+``state`` frames at the 4096-byte cap (the longest player names that fit) on the play and
+the result screen.  It must never report an error or drop a frame, never allocate while
+drawing, and keep real margin: the firmware's ``low`` (free heap after a collection with
+a hub message, the mirror and the new screen all alive) stays above ``MARGIN``.
+
+Measured here (the unix port is 64-bit: objects are twice a board's): about 21 KB free
+after start-up and about 11 KB at the lowest; ``tests/bench/bench_firmware.py`` reports
+the figures.
+"""
+
+import random
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent / "firmware"))
+
+import scenes  # noqa: E402
+from rig import Rig  # noqa: E402
+
+from paizhuo.bots.bigtwo import BigTwoBot  # noqa: E402
+from paizhuo.rules.bigtwo import SEATS, Action, BigTwo, Deal  # noqa: E402
+from paizhuo.sim.firmware import DATA_HEAP, build, run_snippet  # noqa: E402
+from paizhuo_shared import link  # noqa: E402
+
+pytestmark = pytest.mark.micropython
+
+SEAT = scenes.SEAT
+MARGIN = 8 * 1024  # the lowest free heap allowed at the busiest moment (measured: about 11 KB)
+QSTR_POOLS = 620  # dynamic qstrs the first five pools hold; one more costs a 640-entry pool (7.7 KB)
+
+
+@pytest.fixture(scope="module")
+def fw(tmp_path_factory):
+    return build(tmp_path_factory.mktemp("firmware"))
+
+
+def at_the_cap(msg):
+    """``msg`` with its players' names grown (Chinese, 3 bytes a character) until its frame
+    is as close to MAX_FRAME as it gets."""
+    msg = dict(msg, players={s: {"id": "P%d" % i, "name": ""} for i, s in enumerate(SEATS)})
+
+    def size():
+        try:
+            return len(link.encode(dict(msg, s=99999), b"k"))
+        except link.LinkError:
+            return link.MAX_FRAME + 1
+    i = 0
+    while True:
+        p = msg["players"][SEATS[i % 4]]
+        name = p["name"]
+        for more in ("名", "a"):
+            p["name"] = name + more
+            if size() <= link.MAX_FRAME:
+                break
+        else:
+            p["name"] = name
+            break
+        i += 1
+    assert size() > link.MAX_FRAME - 4
+    return msg
+
+
+def event(g, events):
+    return {"t": "event", "events": events, "view": g.view(SEAT), "turn": len(g.actions),
+            "clock": scenes.clock(g.to_act()) if g.phase != "over" else scenes.clock([], 0)}
+
+
+def tap_and_wait(seat, wid):
+    mark = seat.mark()
+    seat.tap_widget(wid)
+    seat.wait_line("ui ", after=mark)
+
+
+def test_a_whole_deal_in_a_64k_data_heap(fw, tmp_path):
+    assert DATA_HEAP == 64 * 1024
+    welcome = {"seat": SEAT, "table": "7", "event": "demo", "lang": "zh", "player": scenes.PLAYERS[SEAT]}
+    rig = Rig(fw, tmp_path / "seat", welcome=welcome)
+    seat, hub = rig.seat, rig.hub
+    try:
+        assert seat.heapsize == fw.heapsize(DATA_HEAP)
+        hub.on_session = lambda h: h.send(scenes.state(None, screen="waiting"))
+        seat.wait_screen("waiting", timeout=20)
+        start = [ln for ln in seat.lines if ln.startswith("start ")][0]
+        assert start.startswith("start precheck=1 "), "the selection pre-check is on"
+        order = list(range(52))
+        random.Random(11).shuffle(order)
+        g = BigTwo(Deal.from_permutation(order, board=5))
+        bots = {s: BigTwoBot(seed=i) for i, s in enumerate(SEATS)}
+        hub.send(scenes.state(g))
+        first_play = True
+        while g.phase != "over":
+            acting = g.to_act()
+            if SEAT not in acting:
+                s = acting[0]
+                events = g.apply(bots[s].choose(g.view(s), g.legal_actions(s)))
+                mark = seat.mark()
+                hub.send(event(g, events))
+                seat.wait_line("ui ", after=mark)
+                continue
+            a = bots[SEAT].choose(g.view(SEAT), g.legal_actions(SEAT))
+            if g.phase in ("show", "double"):
+                seat.wait_screen(g.phase, where=lambda u: u["widgets"].get("btn:yes", [0] * 5)[4] == 1)
+                before = hub.mark()
+                seat.tap_widget("btn:yes" if a.yes else "btn:no")
+            else:
+                seat.wait_screen("play", where=lambda u: any(t in u["text"] for t in ("轮到你",)))
+                if first_play:  # every card up, then every card down again
+                    first_play = False
+                    hand = g.view(SEAT)["hand"]
+                    for c in hand:
+                        tap_and_wait(seat, "card:" + c)
+                    ui = seat.wait_screen("play")
+                    assert all(ui["widgets"]["card:" + c][1] < 246 for c in hand), "13 cards selected"
+                    for c in hand:
+                        tap_and_wait(seat, "card:" + c)
+                before = hub.mark()
+                if a.type == "pass":
+                    seat.tap_widget("btn:pass")
+                else:
+                    for c in a.to_dict()["cards"]:
+                        tap_and_wait(seat, "card:" + c)
+                    seat.wait_screen("play", where=lambda u: u["widgets"]["btn:play"][4] == 1)
+                    seat.tap_widget("btn:play")
+            intent = hub.wait_msg("intent", after=before)
+            events = g.apply(Action.from_dict(dict(intent["a"], seat=SEAT)))
+            mark = seat.mark()
+            hub.send(event(g, events))
+            seat.wait_line("ui ", after=mark)
+        seat.wait_screen("result")
+        mark = seat.mark()
+        hub.send({"t": "result", "result": g.result().to_dict()})
+        hub.send({"t": "seatmap", "seatmap": {"table": "7", "seat": SEAT, "player": scenes.PLAYERS[SEAT],
+                                              "next": {"table": "3", "seat": "S"}}})
+        ui = seat.wait_screen("result", after=mark, where=lambda u: "下一轮：第3桌 南家" in u["text"])
+        for s in SEATS:
+            assert str(g.result().scores[s]) in ui["text"]
+        # Frames at the cap: the result screen, then a deal in its play phase.
+        for msg, screen in ((at_the_cap(scenes.state(g)), "result"),
+                            (at_the_cap(scenes.state(scenes.play_phase())), "play")):
+            mark = seat.mark()
+            hub.send(msg)
+            ui = seat.wait_screen(screen, after=mark)
+            assert any("名名名" in t and t.endswith("…") for t in ui["text"]), "the long names, fitted"
+        hand = scenes.play_phase().view(SEAT)["hand"]
+        for c in hand:
+            tap_and_wait(seat, "card:" + c)
+        seat.wait_screen("play", where=lambda u: all(u["widgets"]["card:" + c][1] < 246 for c in hand))
+        seat.settle()
+        seat.wait_for(lambda s: s.mem is not None, 5, "a heap figure")
+        trouble = [ln for ln in seat.lines if ln.startswith(("error", "drop", "link down", "link lost"))]
+        assert trouble == [] and seat.alive() and seat.stderr == []
+        assert seat.frames and all(f[2] == 0 for f in seat.frames), "the draw loop allocated"
+        free, low = seat.mem
+        assert low >= MARGIN, "lowest free heap at the busiest moment: %d bytes of %d" % (low, DATA_HEAP)
+    finally:
+        rig.close()
+
+
+def test_qstrs_stay_in_five_pools(fw):
+    """Every name and short string of the firmware is a qstr, interned for good in pools
+    that double: 620 fit in five (about 7.4 KB); the 621st costs a sixth of 7.7 KB.  The
+    firmware's modules stay well below (its code iterates no ``str``: each character it
+    would yield becomes a qstr too)."""
+    code = (
+        "import micropython\n"
+        "from seat import app, config\n"
+        "from board import host\n"
+        "micropython.qstr_info()\n")
+    out = run_snippet(fw, code)
+    assert out.returncode == 0, out.stdout + out.stderr
+    n = int(re.search(r"n_qstr=(\d+)", out.stdout).group(1))
+    assert n < QSTR_POOLS - 60, "%d qstrs: room for the few the firmware makes at run time" % n

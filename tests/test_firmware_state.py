@@ -1,0 +1,154 @@
+"""The seat's mirror (device/seat/state.py) on CPython: what it keeps of hub messages, and
+``prune``, which blanks the parts of deal results the seat never shows before a frame is
+parsed (its heap cannot hold two full result records at once).
+
+- Real engine messages (the last ``event`` of a deal, the result ``state``, a ``result``):
+  pruned, they parse to the same message with each result record cut to cards_left,
+  points, scores and places, and they still pass the link codec's field checks.
+- Hypothesis: any JSON object, with result records (of any content) anywhere in it, written
+  compactly as the hub writes it: after ``prune`` it parses, equals the original with its
+  records cut, and nothing outside the records changes.
+- The mirror keeps player names to 32 characters and takes the slim result.
+"""
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from paizhuo.bots.bigtwo import BigTwoBot
+from paizhuo.rules.bigtwo import SEATS, BigTwo, Deal
+from paizhuo_shared import link
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "device"))
+from seat import state  # noqa: E402  (plain Python: CPython reads it as it is)
+
+KEEP = ("cards_left", "points", "scores", "places")
+
+
+def cut(obj):
+    """What prune makes of a parsed message: every "result" object keeps KEEP only."""
+    if isinstance(obj, dict):
+        out = {}
+        for k, v in obj.items():
+            if k == "result" and isinstance(v, dict):
+                out[k] = {rk: cut(rv) for rk, rv in v.items() if rk in KEEP}
+            else:
+                out[k] = cut(v)
+        return out
+    if isinstance(obj, list):
+        return [cut(v) for v in obj]
+    return obj
+
+
+def pruned(msg):
+    body = bytearray(link._dumps(msg).encode())
+    state.prune(body, len(body))
+    return body, json.loads(bytes(body))
+
+
+def finished_game(seed=4):
+    import random
+    order = list(range(52))
+    random.Random(seed).shuffle(order)
+    g = BigTwo(Deal.from_permutation(order, board=seed))
+    bots = {s: BigTwoBot(seed=i) for i, s in enumerate(SEATS)}
+    last = None
+    while g.phase != "over":
+        s = g.to_act()[0]
+        last = g.apply(bots[s].choose(g.view(s), g.legal_actions(s)))
+    return g, last
+
+
+def test_docstring_examples():
+    import doctest
+    failed, attempted = doctest.testmod(state)
+    assert failed == 0 and attempted > 0
+
+
+@pytest.mark.parametrize("seed", [1, 4, 9])
+def test_real_end_of_deal_messages(seed):
+    g, events = finished_game(seed)
+    seat = "E"
+    msgs = [
+        {"t": "event", "s": 7, "events": events, "view": g.view(seat), "turn": len(g.actions),
+         "clock": {"seats": [], "ms": 0, "paused": False}},
+        {"t": "state", "s": 3, "screen": "result", "view": g.view(seat), "turn": len(g.actions), "clock": None,
+         "players": {"E": {"id": "P1", "name": "王明"}}, "result": g.result().to_dict(),
+         "seatmap": {"table": "7", "seat": "E", "player": None, "next": {"table": "3", "seat": "S"}}},
+        {"t": "result", "s": 9, "result": g.result().to_dict()},
+    ]
+    for msg in msgs:
+        body, got = pruned(msg)
+        assert got == cut(msg)
+        link.check_message(got, "hub")
+        assert len(body) == len(link._dumps(msg).encode()), "blanked in place, never moved"
+        records = [got["result"]] if "result" in got else []
+        if "view" in got:
+            records.append(got["view"]["result"])
+        for e in got.get("events", []):
+            if "result" in e:
+                records.append(e["result"])
+        assert records and all(set(r) == set(KEEP) for r in records)
+        assert all(r["scores"] == g.result().to_dict()["scores"] for r in records)
+
+
+json_leaf = st.none() | st.booleans() | st.integers(-10 ** 6, 10 ** 6) | st.text(max_size=12)
+json_value = st.recursive(json_leaf, lambda inner: st.lists(inner, max_size=3)
+                          | st.dictionaries(st.text(max_size=8), inner, max_size=4), max_leaves=10)
+PLAIN_KEYS = KEEP + ("winner", "hands_left", "shown", "doubled", "think_ms", "cards_left2", "名次")
+
+
+def messages(record_keys, keys):
+    record = st.dictionaries(record_keys, json_value, max_size=8)
+    return st.dictionaries(st.text(max_size=6), st.recursive(
+        json_leaf | record.map(lambda r: {"result": r}),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(keys, inner, max_size=4),
+        max_leaves=8), max_size=4)
+
+
+@settings(max_examples=400)
+@given(messages(st.sampled_from(PLAIN_KEYS), st.sampled_from(("result", "view", "events", "a", "名字"))))
+def test_prune_keeps_everything_but_unshown_result_members(msg):
+    body, got = pruned(msg)
+    assert got == cut(msg)
+
+
+@settings(max_examples=400)
+@given(messages(st.sampled_from(PLAIN_KEYS) | st.text(max_size=6),
+                st.sampled_from(("result", "view", "a", "resul\"t", "\\")) | st.text(max_size=4)))
+def test_prune_never_breaks_a_message(msg):
+    """A record key the hub never writes (a quote or backslash in it) stops the pruning
+    there: the rest is parsed as sent, which is right, only not smaller."""
+    body, got = pruned(msg)
+    assert cut(got) == cut(msg)
+
+
+def test_prune_stops_at_anything_unexpected():
+    for raw in (b'{"result":{"winner":"N",', b'{"result":{"a":1,"b":[1,2', b'{"result":{"a\\"b":1,"points":2}}',
+                b'{"result":{', b'{"result":{}}'):
+        buf = bytearray(raw)
+        state.prune(buf, len(buf))  # never raises, never writes past the end
+        assert len(buf) == len(raw)
+
+
+def test_the_mirror_keeps_short_names_and_slim_results():
+    g, events = finished_game()
+    m = state.Mirror(0)
+    long_name = "很长的名字" * 20
+    m.apply({"t": "welcome", "s": 1, "seat": "E", "table": "7", "event": "e", "lang": "zh",
+             "player": {"id": "P1", "name": long_name}}, 0)
+    assert m.player["name"] == long_name[:32]
+    m.apply({"t": "state", "s": 2, "screen": "result", "view": g.view("E"), "turn": len(g.actions), "clock": None,
+             "players": {s: {"id": s, "name": long_name} for s in SEATS}, "result": g.result().to_dict(),
+             "seatmap": {"table": "7", "seat": "E", "player": {"id": 1, "name": long_name}, "next": None}}, 0)
+    assert all(len(p["name"]) == 32 for p in m.players.values())
+    assert len(m.seatmap["player"]["name"]) == 32
+    assert set(m.result) == set(KEEP) and "result" not in m.view
+    m.apply({"t": "seatmap", "s": 3, "seatmap": {"table": "8", "seat": "N", "player": {"id": 2, "name": long_name},
+                                                   "next": None}}, 0)
+    assert len(m.seatmap["player"]["name"]) == 32
