@@ -260,7 +260,7 @@ def test_a_pulled_link_comes_back_with_the_full_state(tmp_path):
 
 def test_a_silent_seat_goes_offline_and_its_next_hello_restores_it(tmp_path):
     async def main():
-        rig = Rig(str(tmp_path), clock={"offline_seconds": 0.4})
+        rig = Rig(str(tmp_path), clock={"offline_seconds": 1})
         try:
             for s in rig.seats.values():
                 s.heartbeat = 0.1

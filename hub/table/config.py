@@ -269,7 +269,8 @@ def _build(data, file, base, digest):
     clocks = Clocks(
         scale=float(scale),
         grace_ms=c.seconds("grace_seconds", 30, 0, 3600),
-        offline_ms=c.seconds("offline_seconds", 5, 0.2, 600),
+        # At least 1 s: the seats' heartbeat is every 500 ms, so anything shorter makes seats flap.
+        offline_ms=c.seconds("offline_seconds", 5, 1, 600),
         next_deal_ms=c.seconds("next_deal_seconds", 10, 0, 3600),
         restart_floor_ms=c.seconds("restart_floor_seconds", 3, 0, 600),
         checkpoint_ms=c.seconds("checkpoint_seconds", 0.5, 0.05, 60),
