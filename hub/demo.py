@@ -138,6 +138,7 @@ def table_demo(seed=2026, board=1, folder=None, out=print):
     if folder is None:
         stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H%M%S")
         folder = os.path.join("demo-out", "table-%s" % stamp)
+    folder = os.path.abspath(folder)  # printed for the user to open, whatever the working folder
     shots = os.path.join(folder, "screenshots")
     secret = demo_secret(seed).hex()
     out("paizhuo demo: table 7 — the hub and four seat boards (MicroPython firmware) on pty serial links")

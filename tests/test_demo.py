@@ -4,6 +4,7 @@ import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 PAIZHUO = os.path.join(os.path.dirname(sys.executable), "paizhuo")
 
@@ -43,3 +44,22 @@ def test_demo_refuses_a_bad_seed_with_a_clear_message():
     out = subprocess.run([PAIZHUO, "demo", "--seed", "abc"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 2
     assert "invalid int value: 'abc'" in out.stderr
+
+
+def test_make_demo_plays_a_table_by_touch_and_names_its_screenshot_folder(tmp_path):
+    """What `make demo` runs: the hub and four firmware seats, from a relative run folder."""
+    out = subprocess.run([PAIZHUO, "demo", "--seed", "3", "--out", "run"], capture_output=True, text=True,
+                         timeout=300, cwd=tmp_path)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    text = out.stdout
+    assert "all four seats linked" in text
+    assert "the same as this replay" in text
+    shots = re.search(r"^Screenshots \((\d+) PNG files, one per seat per moment\): (\S+)$", text, re.M)
+    assert shots and int(shots.group(1)) >= 16
+    folder = Path(shots.group(2))
+    assert sorted(p.name for p in folder.glob("result-*.png")) == ["result-E.png", "result-N.png",
+                                                                   "result-S.png", "result-W.png"]
+    assert (tmp_path / "run" / "table.sqlite").exists()
+    verify = subprocess.run([PAIZHUO, "hub", "verify", "--log", str(tmp_path / "run" / "table.sqlite")],
+                            capture_output=True, text=True, timeout=60)
+    assert verify.returncode == 0, verify.stdout + verify.stderr

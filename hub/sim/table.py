@@ -61,7 +61,8 @@ class SimTable:
 
     def __init__(self, folder, boards="1", secret="paizhuo demo", clock_scale=1.0, players=None,
                  port_order="WSEN", lang="zh", firmware=None, frames_keep=4, clock=None):
-        self.folder = Path(folder)
+        # Absolute: the seat processes run in their own folders and read paths from their config.
+        self.folder = Path(folder).resolve()
         self.folder.mkdir(parents=True, exist_ok=True)
         self.boards = boards
         self.secret = secret
