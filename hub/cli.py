@@ -23,7 +23,27 @@ import argparse
 import json
 import sys
 
+from . import provision
 from .rules import oracle
+from .table import cli as table_cli
+from .venue import deals as venue_deals
+from .venue import matches as guandan_matches
+from .venue import movement as venue_movement
+from .venue import score_cmd
+
+# Commands that live beside their code: name → (help, (add_arguments(parser), run(args) → exit code)).
+COMMANDS = {
+    "deals": ("a round's seeded duplicate deals with their hashes (JSON)",
+              (venue_deals.add_arguments, venue_deals.command)),
+    "movement": ("the next round's seating (Swiss movement)", (venue_movement.add_arguments, venue_movement.command)),
+    "score": ("duplicate MP scores and standings from results (JSON in)", (score_cmd.add_arguments, score_cmd.command)),
+    "guandan": ("Guandan match events: standings and Swiss pairing",
+                (guandan_matches.add_arguments, guandan_matches.command)),
+    "hub": ("run a table hub (--config table.toml), verify its log, export its results",
+            (table_cli.add_arguments, table_cli.run)),
+    "provision": ("seat boards' keys and a table's table.toml (venue staff)",
+                  (provision.add_arguments, provision.command)),
+}
 
 
 def _seats(values):
@@ -94,31 +114,12 @@ def main(argv=None):
     s.add_argument("--doubled", nargs="*", metavar="SEAT", help="seats that doubled (加倍)")
     s.add_argument("--rules")
 
-    from .venue import deals as venue_deals, movement as venue_movement
-    venue_deals.add_arguments(sub.add_parser("deals", help="a round's seeded duplicate deals with their hashes (JSON)"))
-    venue_movement.add_arguments(sub.add_parser("movement", help="the next round's seating (Swiss movement)"))
-    from .venue import score_cmd
-    score_cmd.add_arguments(sub.add_parser("score", help="duplicate MP scores and standings from results (JSON in)"))
-    from .venue import matches as guandan_matches
-    guandan_matches.add_arguments(sub.add_parser("guandan", help="Guandan match events: standings and Swiss pairing"))
-    from .table import cli as table_cli
-    table_cli.add_arguments(sub.add_parser("hub", help="run a table hub (--config table.toml), or verify its log"))
-    from . import provision
-    provision.add_arguments(sub.add_parser("provision", help="seat boards' keys and a table's table.toml (venue staff)"))
+    for name, (helptext, (add_arguments, _)) in COMMANDS.items():
+        add_arguments(sub.add_parser(name, help=helptext))
 
     args = p.parse_args(argv)
-    if args.command == "deals":
-        return venue_deals.command(args)
-    if args.command == "movement":
-        return venue_movement.command(args)
-    if args.command == "score":
-        return score_cmd.command(args)
-    if args.command == "guandan":
-        return guandan_matches.command(args)
-    if args.command == "hub":
-        return table_cli.run(args)
-    if args.command == "provision":
-        return provision.command(args)
+    if args.command in COMMANDS:
+        return COMMANDS[args.command][1][1](args)
     if args.command == "demo":
         from . import demo as demo_mod
         if args.board < 1:
