@@ -27,6 +27,7 @@ import os
 import re
 import tomllib
 
+from ..errors import CodedError
 from ..rules import engine as engine_of
 from ..venue import deals as deals_
 
@@ -39,7 +40,7 @@ _HEX64 = re.compile(r"^[0-9a-fA-F]{64}$")
 _TEXT_ID = re.compile(r"^[^\x00-\x1f]{1,64}$")
 
 
-class ConfigError(ValueError):
+class ConfigError(CodedError):
     """A table configuration that cannot run: ``file``, ``key`` and what to do.
 
     ``code`` is stable for programs; ``en``/``zh`` are for staff.
@@ -47,12 +48,10 @@ class ConfigError(ValueError):
 
     def __init__(self, file, key, en, zh, code="bad_config"):
         where = "%s: %s" % (file, key) if key else file
-        super().__init__("%s: %s" % (where, en))
+        super().__init__(code, en, "%s：%s" % (where, zh))
+        self.args = ("%s: %s" % (where, en),)  # str(error) names the file and key
         self.file = file
         self.key = key
-        self.code = code
-        self.en = en
-        self.zh = "%s：%s" % (where, zh)
 
 
 class Device:

@@ -35,6 +35,8 @@ import json
 import sqlite3
 import time
 
+from ..errors import CodedError
+
 __all__ = ["EventLog", "Entry", "ChainReport", "verify_chain", "entry_hash", "GENESIS", "LogError"]
 
 GENESIS = "0" * 64
@@ -59,14 +61,11 @@ CREATE TABLE IF NOT EXISTS clock_marks (
 """
 
 
-class LogError(ValueError):
+class LogError(CodedError):
     """The log file cannot be used (not a paizhuo log, unreadable, a broken chain on open)."""
 
     def __init__(self, en, zh, code="bad_log"):
-        super().__init__(en)
-        self.code = code
-        self.en = en
-        self.zh = zh
+        super().__init__(code, en, zh)
 
 
 def canonical(obj):

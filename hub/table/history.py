@@ -29,6 +29,7 @@ hub_stop      ``reason``
 ============  =========================================================================
 """
 
+from ..errors import CodedError
 from ..rules import bigtwo
 from ..venue import deals as deals_
 from . import eventlog
@@ -38,15 +39,12 @@ __all__ = ["DealHistory", "TableHistory", "HistoryError", "audit", "AuditReport"
 _STATES = {"bigtwo": bigtwo.BigTwo}
 
 
-class HistoryError(ValueError):
+class HistoryError(CodedError):
     """The log does not replay: an illegal or out-of-order action, a missing deal start, …"""
 
     def __init__(self, seq, en, zh=None):
-        super().__init__("entry %s: %s" % (seq, en))
+        super().__init__("bad_history", "entry %s: %s" % (seq, en), "第 %s 条：%s" % (seq, zh or en))
         self.seq = seq
-        self.code = "bad_history"
-        self.en = "entry %s: %s" % (seq, en)
-        self.zh = "第 %s 条：%s" % (seq, zh or en)
 
 
 def state_class(game):

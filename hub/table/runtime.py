@@ -32,6 +32,7 @@ import traceback
 from paizhuo_shared import link
 
 from ..bots.bigtwo import BigTwoBot
+from ..errors import CodedError
 from ..rules import bigtwo
 from . import history as history_
 from .eventlog import EventLog
@@ -44,15 +45,9 @@ REOPEN_SECONDS = 0.5  # a port that failed or dropped is tried again this often
 CALL_INTERVAL = 2.0  # 叫裁判: a seat's calls closer together than this are counted, not logged again
 
 
-class TableError(ValueError):
+class TableError(CodedError):
     """A request the table cannot carry out now (pause without a deal, a log that belongs to
     another configuration, …): ``code``, ``en``, ``zh``."""
-
-    def __init__(self, code, en, zh):
-        super().__init__(en)
-        self.code = code
-        self.en = en
-        self.zh = zh
 
 
 class DecisionClock:
