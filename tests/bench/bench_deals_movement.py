@@ -4,22 +4,12 @@ Aim (issue #3): 10,000 deals generated and the movement of 2,000 players, each u
 second on this machine.  Measured here, never asserted in tests.
 """
 
-import time
 
 from paizhuo.venue import deals as D
 from paizhuo.venue import movement as M
+from timing import best_of  # noqa: E402  (tests/bench, beside this file)
 
 SECRET = b"bench secret, 32 bytes long....."
-
-
-def _best(fn, repeat):
-    best = None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        dt = time.perf_counter() - t
-        best = dt if best is None or dt < best else best
-    return best, out
 
 
 def bench_deals(game, n, repeat):
@@ -28,7 +18,7 @@ def bench_deals(game, n, repeat):
     def run():
         return [D.deal_from_round_key(key, game, 1, b, round=1) for b in range(1, n + 1)]
 
-    seconds, records = _best(run, repeat)
+    seconds, records = best_of(run, repeat)
     assert len({r.hash for r in records}) == n
     return seconds
 
@@ -37,13 +27,13 @@ def bench_movement(n, repeat):
     """Round 1 (draw), round 2 by a ranking with many equal R after round 1's history, round 3
     where every player has equal R and the same snake as round 2 (the most swaps)."""
     players = ["p%d" % i for i in range(1, n + 1)]
-    t1, r1 = _best(lambda: M.seat_round(players, 1, secret=SECRET, tables_per_group=10), repeat)
+    t1, r1 = best_of(lambda: M.seat_round(players, 1, secret=SECRET, tables_per_group=10), repeat)
     ranking = [{"player": p, "rank": i + 1, "R": float(100 - i * 100 // n)} for i, p in enumerate(players)]
     history = [r1.to_dict()]
-    t2, r2 = _best(lambda: M.seat_round(players, 2, standings=ranking, history=history, tables_per_group=10), repeat)
+    t2, r2 = best_of(lambda: M.seat_round(players, 2, standings=ranking, history=history, tables_per_group=10), repeat)
     flat = [{"player": p, "rank": 1, "R": 50.0} for p in players]
     history3 = [r1.to_dict(), M.seat_round(players, 2, standings=flat, tables_per_group=10).to_dict()]
-    t3, r3 = _best(lambda: M.seat_round(players, 3, standings=flat, history=history3, tables_per_group=10), repeat)
+    t3, r3 = best_of(lambda: M.seat_round(players, 3, standings=flat, history=history3, tables_per_group=10), repeat)
     return [("round 1, seeded draw", t1, r1), ("round 2, ranking + round-1 history", t2, r2),
             ("round 3, all R equal, same snake as round 2 (worst case for swaps)", t3, r3)]
 

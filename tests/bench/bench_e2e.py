@@ -17,13 +17,9 @@ import statistics
 import sys
 import tempfile
 import time
+from timing import percentile  # noqa: E402  (tests/bench, beside this file)
 
 AIM_P99_MS = 50.0
-
-
-def _percentile(values, p):
-    s = sorted(values)
-    return s[min(len(s) - 1, int(round(p / 100.0 * (len(s) - 1))))]
 
 
 def measure(deals):
@@ -47,7 +43,7 @@ def measure(deals):
                     renders += [f[3] for f in sp.frames if f[3] >= 0]
         wall = time.perf_counter() - t0
     return {"deals": deals, "decisions": len(lat), "median_ms": statistics.median(lat),
-            "p99_ms": _percentile(lat, 99), "max_ms": max(lat), "low_free": min(lows) if lows else None,
+            "p99_ms": percentile(lat, 0.99), "max_ms": max(lat), "low_free": min(lows) if lows else None,
             "render_median_ms": statistics.median(renders) if renders else None,
             "render_max_ms": max(renders) if renders else None, "heapsize": fw.heapsize(),
             "image": fw.image_size, "data_heap": firmware_.DATA_HEAP, "wall_s": wall}

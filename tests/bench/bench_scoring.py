@@ -8,9 +8,9 @@ Big Two-like range with plenty of ties, 2 % of results missing so Neuberg scalin
 """
 
 import random
-import time
 
 from paizhuo.venue.scoring import standings
+from timing import best_of  # noqa: E402  (tests/bench, beside this file)
 
 AIM_SECONDS = 1.0
 
@@ -31,16 +31,6 @@ def field(players, boards, tables_per_group, seed=2026, missing=0.02):
                              "group": group, "score": rng.randint(-120, 120) // 4,
                              "think_ms": rng.randint(30, 400) * 500})
     return rows
-
-
-def best_of(fn, repeat):
-    best = None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        result = fn()
-        t = time.perf_counter() - t0
-        best = t if best is None or t < best else best
-    return best, result
 
 
 def section(quick):

@@ -25,6 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))  # tests/, for table_seat
 
 from table_seat import Rig, play_deal  # noqa: E402
+from timing import percentile  # noqa: E402  (tests/bench, beside this file)
 
 AIM_P99_MS = 50.0
 
@@ -34,11 +35,6 @@ def _cpu_seconds(pid):
         fields = f.read().rsplit(")", 1)[1].split()
     ticks = os.sysconf("SC_CLK_TCK")
     return (int(fields[11]) + int(fields[12])) / ticks  # utime + stime
-
-
-def _percentile(values, p):
-    s = sorted(values)
-    return s[min(len(s) - 1, int(p * len(s)))]
 
 
 async def _run(deals):
@@ -96,7 +92,7 @@ def section(quick):
     latencies, cpu_per_deal, _ = asyncio.run(_run(deals))
     commits = _commit_times(50 if quick else 300)
     med = statistics.median(latencies)
-    p99 = _percentile(latencies, 0.99)
+    p99 = percentile(latencies, 0.99)
     lines = [
         "## Table hub: intent to all seats updated (pty links, CPython test seats)",
         "",
@@ -115,7 +111,7 @@ def section(quick):
         "| max | %.1f ms |" % max(latencies),
         "| hub CPU per deal | %.0f ms |" % (cpu_per_deal * 1000.0),
         "| log commit (WAL, synchronous=FULL; median / p99) | %.2f / %.2f ms |" % (
-            statistics.median(commits), _percentile(commits, 0.99)),
+            statistics.median(commits), percentile(commits, 0.99)),
         "",
     ]
     return "\n".join(lines)

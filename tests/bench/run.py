@@ -22,6 +22,7 @@ import time
 from paizhuo.bots.bigtwo import BigTwoBot
 from paizhuo.rules.bigtwo import BigTwo, Deal
 from paizhuo_shared import bigtwo as bt
+from timing import percentile  # noqa: E402  (tests/bench, beside this file)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -44,10 +45,6 @@ def seeded_hands(n, seed=1, size=13):
         rng.shuffle(order)
         out.append(tuple(sorted(order[:size])))
     return out
-
-
-def percentile(sorted_values, p):
-    return sorted_values[min(len(sorted_values) - 1, int(p * len(sorted_values)))]
 
 
 def bench_lead_listing(n):
