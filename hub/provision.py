@@ -214,7 +214,8 @@ def parse_ports(text, need, arg="--ports"):
     return ports
 
 
-def _toml_str(text):
+def toml_str(text):
+    """``text`` as a TOML basic string."""
     # JSON's string escapes are all valid in a TOML basic string (\" \\ \n \uXXXX …).
     return json.dumps(text, ensure_ascii=False)
 
@@ -247,13 +248,13 @@ def seat_json(board):
 def device_block(dev, key, seat=None, lang=None):
     """The ``[devices.<id>]`` table for table.toml; without a seat it has a placeholder the
     hub refuses, so a pasted block cannot run until staff choose the seat."""
-    lines = ["[devices.%s]" % dev, "key = %s" % _toml_str(key.hex())]
+    lines = ["[devices.%s]" % dev, "key = %s" % toml_str(key.hex())]
     if seat is None:
         lines.append('seat = "?"                # set E, N, W or S (the hub refuses "?")')
     else:
-        lines.append("seat = %s" % _toml_str(seat))
+        lines.append("seat = %s" % toml_str(seat))
     if lang is not None:
-        lines.append("lang = %s" % _toml_str(lang))
+        lines.append("lang = %s" % toml_str(lang))
     return "\n".join(lines)
 
 
@@ -279,9 +280,9 @@ class DealSource:
                     "# round key the venue releases for that round, and give [table] log a new file name",
                     "# (the hub refuses a log whose deals are not the configuration's):",
                     '#   round_key = "…64 hex digits…"', "#   round = N", "#   group = G", '#   boards = "1-8"',
-                    "secret = %s" % _toml_str(PRACTICE_SECRET), "boards = %s" % _toml_str(self.boards)]
-        return ["[deals]", "round_key = %s" % _toml_str(self.round_key), "round = %d" % self.round,
-                "group = %d" % self.group, "boards = %s" % _toml_str(self.boards)]
+                    "secret = %s" % toml_str(PRACTICE_SECRET), "boards = %s" % toml_str(self.boards)]
+        return ["[deals]", "round_key = %s" % toml_str(self.round_key), "round = %d" % self.round,
+                "group = %d" % self.group, "boards = %s" % toml_str(self.boards)]
 
 
 class TablePlan:
@@ -310,15 +311,15 @@ def table_toml(plan):
              "# It holds the seat boards' keys: keep it on the hub, private (mode 0600).",
              "# Every key is explained in docs/table-hub.md.",
              "", "[table]",
-             "hub = %s" % _toml_str(plan.hub), "id = %s" % _toml_str(plan.table), "event = %s" % _toml_str(plan.event),
-             'game = "bigtwo"', "lang = %s" % _toml_str(plan.lang),
-             "log = %s  # the event log, beside this file" % _toml_str("table-%s.sqlite" % plan.table),
+             "hub = %s" % toml_str(plan.hub), "id = %s" % toml_str(plan.table), "event = %s" % toml_str(plan.event),
+             'game = "bigtwo"', "lang = %s" % toml_str(plan.lang),
+             "log = %s  # the event log, beside this file" % toml_str("table-%s.sqlite" % plan.table),
              "", "[clock]",
              "grace_seconds = 30        # 托管: an absent seat is played by the bot after this",
              "offline_seconds = 5",
              "next_deal_seconds = 10",
              "", "[link]",
-             "ports = [%s]   # any order: seats are found by device id" % ", ".join(_toml_str(p) for p in plan.ports),
+             "ports = [%s]   # any order: seats are found by device id" % ", ".join(toml_str(p) for p in plan.ports),
              ""]
     for dev, seat, key in plan.by_seat():
         lines += [device_block(dev, key, seat), ""]

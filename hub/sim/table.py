@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 from ..bots.bigtwo import BigTwoBot
+from ..provision import device_block, toml_str
 from ..rules.bigtwo import SEATS
 from ..table import eventlog
 from ..table.history import TableHistory
@@ -44,10 +45,6 @@ def device_key(secret, dev):
     """A demo board's 32-byte key.  Real boards get random keys at provisioning; a simulation
     derives them so a run can be repeated."""
     return hmac.new(secret.encode(), b"paizhuo-sim-device|" + dev.encode(), hashlib.sha256).digest()
-
-
-def _toml_str(s):
-    return '"%s"' % str(s).replace("\\", "\\\\").replace('"', '\\"')
 
 
 class SimTable:
@@ -100,17 +97,15 @@ class SimTable:
     def write_config(self):
         clock = {"scale": self.clock_scale, "next_deal_seconds": 2}
         clock.update(self.clock)
-        lines = ["[table]", 'hub = "T07"', 'id = "7"', 'event = "paizhuo demo"', 'lang = %s' % _toml_str(self.lang),
+        lines = ["[table]", 'hub = "T07"', 'id = "7"', 'event = "paizhuo demo"', 'lang = %s' % toml_str(self.lang),
                  'log = "table.sqlite"', "", "[clock]"]
         lines += ["%s = %s" % (k, v) for k, v in clock.items()]
-        lines += ["", "[link]", "ports = [%s]" % ", ".join(_toml_str(self.links[s].hub_path) for s in self.port_order), ""]
-        for seat in SEATS:
-            dev = DEVICES[seat]
-            lines += ["[devices.%s]" % dev, "key = %s" % _toml_str(device_key(self.secret, dev).hex()),
-                      "seat = %s" % _toml_str(seat), ""]
+        lines += ["", "[link]", "ports = [%s]" % ", ".join(toml_str(self.links[s].hub_path) for s in self.port_order), ""]
+        for seat in SEATS:  # the blocks `paizhuo provision` writes
+            lines += [device_block(DEVICES[seat], device_key(self.secret, DEVICES[seat]), seat), ""]
         for seat, (pid, name) in sorted(self.players.items()):
-            lines += ["[players.%s]" % seat, "id = %s" % _toml_str(pid), "name = %s" % _toml_str(name), ""]
-        lines += ["[deals]", "secret = %s" % _toml_str("text:" + self.secret), "boards = %s" % _toml_str(self.boards), ""]
+            lines += ["[players.%s]" % seat, "id = %s" % toml_str(pid), "name = %s" % toml_str(name), ""]
+        lines += ["[deals]", "secret = %s" % toml_str("text:" + self.secret), "boards = %s" % toml_str(self.boards), ""]
         self.config_path.write_text("\n".join(lines), encoding="utf-8")
 
     def start_hub(self):
