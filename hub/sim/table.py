@@ -199,8 +199,9 @@ class SimTable:
                                % (want, timeout, self.hub_text()))
             if self.hub is not None and self.hub.poll() is not None:
                 raise SimError("the hub exited (%s):\n%s" % (self.hub.returncode, self.hub_text()))
-            h = self.history()
-            actions = [e for e in self.entries() if e.kind == "action"]
+            entries = self.entries()  # one read of the log per look at the table
+            h = TableHistory.from_entries(entries)
+            actions = [e for e in entries if e.kind == "action"]
             for e in actions[seen_actions:]:
                 if on_action:
                     on_action(h, e)
