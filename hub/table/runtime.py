@@ -650,16 +650,11 @@ class Table:
                 "stale_turn", "Too late: that was turn %d, the game is at turn %d; choose again" % (msg["turn"], current),
                 "操作已过时：那是第 %d 步，牌局已到第 %d 步，请重新选择" % (msg["turn"], current)), msg["s"])
             return
-        try:
-            action = bigtwo.Action.from_dict(dict(msg["a"], seat=seat))
-            g.verify(action)
-        except bigtwo.IllegalActionError as e:
-            self._reject(conn, e, msg["s"])
-            return
         think = self.clock.used_ms(now) if self.clock is not None else None
         try:
-            self._commit(action.with_meta(think_ms=think), "seat", now)
-        except TableError as e:
+            action = bigtwo.Action.from_dict(dict(msg["a"], seat=seat)).with_meta(think_ms=think)
+            self._commit(action, "seat", now)  # the engine's apply verifies first and changes nothing if refused
+        except (bigtwo.IllegalActionError, TableError) as e:
             self._reject(conn, e, msg["s"])
 
     def _on_call(self, conn, msg):
