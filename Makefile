@@ -7,8 +7,10 @@ STAMP := $(VENV)/.installed
 .PHONY: demo test bench mpy firmware clean
 
 # Debian packages the table simulation and the tests use: socat joins pty pairs into
-# serial links; fonts-wqy-microhei is the CJK font the firmware's glyph subset is cut from.
-DEBS := socat fonts-wqy-microhei
+# serial links; fonts-wqy-microhei is the CJK font the firmware's glyph subset is cut from;
+# mosquitto (with mosquitto_passwd) is the production broker the venue tests run against;
+# chromium is the browser the venue page tests drive headless (through playwright).
+DEBS := socat fonts-wqy-microhei mosquitto mosquitto-clients chromium
 DEB_STAMP := $(VENV)/.debs
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

@@ -1,7 +1,8 @@
 """The ``paizhuo`` command.
 
-    paizhuo demo [--seed N] [--out DIR]          a table: hub + four firmware seats, bots play by touch
-    paizhuo demo --terminal [--seed N]           the same deal with the engine and bots alone
+    paizhuo demo [--stay] [--out DIR]            a small event: venue + table hubs over MQTT, two rounds, web pages
+    paizhuo demo --table [--seed N]              one table: hub + four firmware seats, bots play by touch
+    paizhuo demo --terminal [--seed N]           one deal with the engine and bots alone
     paizhuo rules serve                          the rules oracle: JSON lines on stdin/stdout
     paizhuo rules classify bigtwo 3D 3S          what kind of play is this?
     paizhuo rules beats bigtwo --play 2D --over AS
@@ -17,6 +18,11 @@
     paizhuo provision board --dev S-0001 --out seat.json [--seat E]   a board's key file + its table.toml block
     paizhuo provision table --table 7 --hub T07 --devices S-0001:E,… --ports /dev/ttyACM0,… --out-dir DIR
     paizhuo provision check --config table.toml --board seat.json    does a board's file match its table?
+    paizhuo broker config --event demo --hubs T01,T02 --out DIR [--port 1883]   production mosquitto files
+    paizhuo broker check --dir DIR               verify them (passwords, ACL, modes, settings)
+    paizhuo venue --event event.toml [--stay]    the venue service: results, standings, movement, console
+    paizhuo venue check --event event.toml       check an event configuration (and its store)
+    paizhuo venue pin                            the referees' PIN → its hash for event.toml
 """
 
 import argparse
@@ -24,12 +30,14 @@ import json
 import sys
 
 from . import provision
+from .mqtt import mosquitto as mqtt_broker
 from .rules import oracle
 from .table import cli as table_cli
 from .venue import deals as venue_deals
 from .venue import matches as guandan_matches
 from .venue import movement as venue_movement
 from .venue import score_cmd
+from .venue import cli as venue_cli
 
 # Commands that live beside their code: name → (help, (add_arguments(parser), run(args) → exit code)).
 COMMANDS = {
@@ -43,6 +51,10 @@ COMMANDS = {
             (table_cli.add_arguments, table_cli.run)),
     "provision": ("seat boards' keys and a table's table.toml (venue staff)",
                   (provision.add_arguments, provision.command)),
+    "broker": ("the production mosquitto broker's files: config, passwords, ACL (venue staff)",
+               (mqtt_broker.add_arguments, mqtt_broker.command)),
+    "venue": ("run an event's venue service (--event event.toml); check it; make the referees' PIN hash",
+              (venue_cli.add_arguments, venue_cli.run)),
 }
 
 
@@ -84,11 +96,16 @@ def main(argv=None):
     p = argparse.ArgumentParser(prog="paizhuo", description="Competition system for networked card events (牌桌).")
     sub = p.add_subparsers(dest="command", required=True)
 
-    demo = sub.add_parser("demo", help="a simulated table (hub + four firmware seats) plays one seeded Big Two deal")
+    demo = sub.add_parser("demo", help="a simulated event (venue + table hubs over MQTT, two rounds); --table: one table; --terminal: one deal")
     demo.add_argument("--seed", type=int, default=2026, help="seed of the deal and the bots (default 2026)")
     demo.add_argument("--board", type=int, default=1, help="board number shown (default 1)")
     demo.add_argument("--terminal", action="store_true", help="engine and bots only, told on the terminal (no hub, no firmware)")
-    demo.add_argument("--out", metavar="DIR", help="the run folder (default demo-out/table-<time>)")
+    demo.add_argument("--out", metavar="DIR", help="the run folder (default demo-out/event-<time> or table-<time>)")
+    demo.add_argument("--table", action="store_true", help="one table only: hub + four firmware seats play one deal")
+    demo.add_argument("--stay", action="store_true", help="keep the standings and the console served after the event")
+    demo.add_argument("--tables", type=int, default=4, help="tables in the demo event (2-5, default 4)")
+    demo.add_argument("--rounds", type=int, default=2, help="rounds in the demo event (default 2)")
+    demo.add_argument("--boards", type=int, default=2, help="boards per round in the demo event (default 2)")
 
     rules = sub.add_parser("rules", help="the rules oracle")
     rsub = rules.add_subparsers(dest="rules_command", required=True)
@@ -124,7 +141,12 @@ def main(argv=None):
         from . import demo as demo_mod
         if args.board < 1:
             raise SystemExit("paizhuo demo: --board must be 1 or more, not %d" % args.board)
-        demo_mod.main(seed=args.seed, board=args.board, terminal=args.terminal, folder=args.out)
+        if not 2 <= args.tables <= 5:
+            raise SystemExit("paizhuo demo: --tables must be 2 to 5, not %d" % args.tables)
+        if not 1 <= args.rounds <= 9 or not 1 <= args.boards <= 8:
+            raise SystemExit("paizhuo demo: --rounds must be 1 to 9 and --boards 1 to 8")
+        demo_mod.main(seed=args.seed, board=args.board, terminal=args.terminal, folder=args.out, table=args.table,
+                      stay=args.stay, tables=args.tables, rounds=args.rounds, boards=args.boards)
         return 0
     rc = args.rules_command
     if rc == "serve":

@@ -1,6 +1,13 @@
-"""``paizhuo demo``: one Big Two table, played through and told on the terminal.
+"""``paizhuo demo``: a small event, or one Big Two table, played through and told on the terminal.
 
-By default the demo runs a whole table on this machine (:mod:`paizhuo.sim.table`): the
+By default the demo runs a small event on this machine (:mod:`paizhuo.sim.event`): the venue
+service with its embedded MQTT broker and web pages, one real table (hub + four firmware seat
+boards on pty links, whose simulated players check in on the keypad and play by touch) and
+bot tables, two rounds with Swiss movement in between.  It prints where the public standings
+and the referee console are served and ends by itself after the last round (``--stay`` keeps
+the pages up until Ctrl-C).
+
+``--table`` runs a whole table on this machine (:mod:`paizhuo.sim.table`): the
 ``paizhuo hub`` process, four pty serial links and four seat boards running the real
 firmware under the MicroPython unix port.  Bots play by touching the seats' screens; every
 move goes touch → seat firmware → signed frame → hub → engine → event log → every seat.
@@ -121,24 +128,95 @@ def play_deal(deal, bots, out=print):
     return game
 
 
-def main(seed=2026, board=1, out=print, terminal=False, folder=None):
-    if not terminal:
+def main(seed=2026, board=1, out=print, terminal=False, folder=None, table=False, stay=False, tables=4, rounds=2,
+         boards=2):
+    if terminal:
+        return terminal_demo(seed, board, out)
+    if table:
         return table_demo(seed, board, folder, out)
-    return terminal_demo(seed, board, out)
+    return event_demo(seed, folder, out, stay=stay, tables=tables, rounds=rounds, boards=boards)
+
+
+def _run_folder(folder, kind):
+    import datetime
+    import os
+
+    if folder is None:
+        stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H%M%S")
+        folder = os.path.join("demo-out", "%s-%s" % (kind, stamp))
+    return os.path.abspath(folder)  # printed for the user to open, whatever the working folder
+
+
+def event_demo(seed=2026, folder=None, out=print, stay=False, tables=4, rounds=2, boards=2, pin="2468"):
+    """The venue, one firmware table and bot tables play ``rounds`` rounds; returns the folder."""
+    import os
+    import time
+
+    from .sim.event import SimEvent
+
+    folder = _run_folder(folder, "event")
+    out("paizhuo demo: a small event — the venue service, %d table hubs over MQTT, %d rounds of %d boards"
+        % (tables, rounds, boards))
+    out("  run folder: %s" % folder)
+    ev = SimEvent(folder, tables=tables, rounds=rounds, boards=boards, seed=seed, pin=pin)
+    shots = os.path.join(folder, "screenshots")
+    taken = []
+
+    def on_checkin(rnd, seat, player, stage):
+        if stage == "after":
+            out("  round %d, table 1 %s: %s typed player number %d on the seat's keypad — checked in"
+                % (rnd.round, SEAT_LABEL[seat], player["name"], player["no"]))
+        if seat == "E":
+            path, _ = ev.sim.screenshot(seat, os.path.join(shots, "round%d-checkin-%s-%s.png" % (rnd.round, stage, seat)))
+            taken.append(path)
+
+    deals_seen = set()
+
+    def on_action(history, entry):
+        k = entry.body["deal"]
+        if k not in deals_seen:
+            deals_seen.add(k)
+            d = history.deals[k]
+            out("  table 1: deal %d (board %s) started, deal hash %s…" % (k + 1, d.board, d.deal_hash[:16]))
+
+    with ev:
+        out("  building the firmware, starting the venue and the hubs ...")
+        standings_url, console_url = ev.start(on_step=lambda text: out("  " + text))
+        out("")
+        out("  public standings 成绩公告:  %s" % standings_url)
+        out("  referee console 裁判台:     %s   (demo PIN %s)" % (console_url, pin))
+        out("")
+        started = time.monotonic()
+        ev.run(on_checkin=on_checkin, on_action=on_action)
+        out("")
+        out("The event is complete (%.0f s). Final standings (from %sstandings.json):" % (
+            time.monotonic() - started, standings_url))
+        final = ev.standings()
+        for p in final.get("players", [])[:len(final.get("players", []))]:
+            out("  %3s  %-6s %s  R %s  MP %s" % (p.get("rank"), p.get("player"), _pad(p.get("name", ""), 8),
+                                                 p.get("R"), p.get("mp")))
+        for r in range(1, rounds + 1):
+            out("Hand records of round %d: %srecords/%d (JSON: %srecords/%d.json)" % (r, standings_url, r, standings_url, r))
+        out("Screenshots of table 1's East seat at check-in (%d PNG files): %s" % (len(taken), shots))
+        if stay:
+            out("")
+            out("Staying up (--stay): the pages are served until Ctrl-C.")
+            try:
+                while True:
+                    time.sleep(3600)
+            except KeyboardInterrupt:
+                pass
+    return folder
 
 
 def table_demo(seed=2026, board=1, folder=None, out=print):
     """A table of hub + four firmware seats plays board ``board``; returns the folder of the run."""
-    import datetime
     import os
 
     from .rules.bigtwo import Action, Deal
     from .sim.table import SimTable
 
-    if folder is None:
-        stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%d-%H%M%S")
-        folder = os.path.join("demo-out", "table-%s" % stamp)
-    folder = os.path.abspath(folder)  # printed for the user to open, whatever the working folder
+    folder = _run_folder(folder, "table")
     shots = os.path.join(folder, "screenshots")
     secret = demo_secret(seed).hex()
     out("paizhuo demo: table 7 — the hub and four seat boards (MicroPython firmware) on pty serial links")

@@ -463,11 +463,13 @@ h clock clock:clock
 h reject code:code en:text zh:text ref:?count
 h result result:object
 h seatmap seatmap:seatmap
+h note en:text zh:text
 s hello dev:id fw:fw board:id n:nonce hn:hn
 s intent turn:count a:action
 s resync
 s call why:why
 s ack upto:count
+s checkin no:count
 """
 # kind|en|zh: what a field of that kind must be (a "?kind" field also takes null).
 _KINDS = """
@@ -482,12 +484,12 @@ hn|32 lowercase hex characters or ""|32 个小写十六进制字符或空文本
 count|a whole number >= 0|非负整数
 seat|a seat E, N, W or S|座位 E、N、W 或 S
 lang|zh or en|zh 或 en
-screen|waiting, deal, result or paused|waiting、deal、result 或 paused
+screen|waiting, checkin, deal, result or paused|waiting、checkin、deal、result 或 paused
 object|an object|对象
-player|a player {"id", "name"}|选手 {"id", "name"}
-players|an object of seat: {"id", "name"}|以座位为键、值为 {"id", "name"} 的对象
+player|a player {"id", "name"} (optional "no": whole number >= 0, "bot": true/false)|选手 {"id", "name"}（可选 "no"：非负整数，"bot"：true/false）
+players|an object of seat: player {"id", "name"}|以座位为键、值为选手 {"id", "name"} 的对象
 clock|a clock {"seats": [...], "ms": whole number >= 0, "paused": true/false}|时钟 {"seats": [...], "ms": 非负整数, "paused": true/false}
-seatmap|a seat map {"table", "seat", "player", "next"}|座位表 {"table", "seat", "player", "next"}
+seatmap|a seat map {"table", "seat", "player", "next": {"table", "seat"} or null, optional "checked": true/false}|座位表 {"table", "seat", "player", "next"：{"table", "seat"} 或 null，可选 "checked"：true/false}
 events|a list of objects|对象列表
 cards|a list of 1 to 27 card codes|1 到 27 个牌码的列表
 yes|true or false|true 或 false
@@ -504,8 +506,14 @@ def _seat(v):
 
 
 def _player(v):
-    return isinstance(v, dict) and isinstance(v.get("name"), str) and (
-        isinstance(v.get("id"), str) or type(v.get("id")) is int)
+    # ``no`` (the player number typed at check-in) and ``bot`` (an AI player) are optional;
+    # a hub without a venue sends neither.  ``no`` may be null (a player without a number).
+    if not (isinstance(v, dict) and isinstance(v.get("name"), str) and (
+            isinstance(v.get("id"), str) or type(v.get("id")) is int)):
+        return False
+    no = v.get("no")
+    return (no is None or (type(no) is int and no >= 0)) and (
+        "bot" not in v or isinstance(v["bot"], bool))
 
 
 def _fits(kind, v):
@@ -531,7 +539,8 @@ def _fits(kind, v):
     if kind == "lang":
         return v == "zh" or v == "en"
     if kind == "screen":
-        return v == "waiting" or v == "deal" or v == "result" or v == "paused"
+        return (v == "waiting" or v == "checkin" or v == "deal" or v == "result"
+                or v == "paused")
     if kind == "object":
         return isinstance(v, dict)
     if kind == "player":
@@ -557,7 +566,8 @@ def _fits(kind, v):
         p = v.get("player")
         nxt = v.get("next")
         return (p is None or _player(p)) and (nxt is None or (
-            isinstance(nxt, dict) and isinstance(nxt.get("table"), str) and _seat(nxt.get("seat"))))
+            isinstance(nxt, dict) and isinstance(nxt.get("table"), str) and _seat(nxt.get("seat")))) and (
+            "checked" not in v or isinstance(v["checked"], bool))
     if kind == "events":
         if not isinstance(v, list):
             return False

@@ -9,6 +9,11 @@ test) and can send anything, well-formed or hostile.
 :class:`Rig` starts four pty links, writes a ``table.toml`` for them, and runs the hub either
 in this process (a :class:`paizhuo.table.runtime.Table` task) or as a ``paizhuo hub``
 subprocess (for the SIGKILL test and the benchmark).
+
+Venue mode (issue #5): ``Rig(..., venue={...})`` writes a ``[venue]`` table and no ``[deals]``
+(round specs from :func:`round_spec` bring them), ``bots`` puts seats in ``[seats] bots``
+(they get no board), ``spares`` adds spare boards (``seat = "spare"``).  A test seat can
+check in (:meth:`TestSeat.checkin`) and records the referee's notes (:attr:`TestSeat.notes`).
 """
 
 import asyncio
@@ -30,6 +35,15 @@ from paizhuo_shared import link
 SEATS = ("E", "N", "W", "S")
 DEVICES = {"E": "S-0001", "N": "S-0002", "W": "S-0003", "S": "S-0004"}
 KEYS = {s: bytes((i * 37 + k) % 256 for k in range(32)) for i, s in enumerate(SEATS)}
+SPARE = "S-0099"  # the spare board of venue-mode rigs
+SPARE_KEY = bytes((200 + 3 * k) % 256 for k in range(32))
+# The players of round specs in tests: numbers 11-14 in round 1 (PLAYERS), a shuffled
+# seating in round 2 (PLAYERS_2), as the venue's movement would send them.
+PLAYERS = {"E": {"id": "P011", "name": "李四", "no": 11, "bot": False},
+           "N": {"id": "P012", "name": "王五", "no": 12, "bot": False},
+           "W": {"id": "P013", "name": "赵六", "no": 13, "bot": False},
+           "S": {"id": "P014", "name": "钱七", "no": 14, "bot": False}}
+PLAYERS_2 = {"E": PLAYERS["S"], "N": PLAYERS["W"], "W": PLAYERS["E"], "S": PLAYERS["N"]}
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAIZHUO = os.path.join(os.path.dirname(sys.executable), "paizhuo")
 
@@ -42,20 +56,40 @@ DEAL = {
 }
 
 
-def write_config(folder, ports, deals=None, clock=None, devices=None, log="table.sqlite", extra="", boards="1-4"):
+def _toml_value(v):
+    if isinstance(v, str):
+        return '"%s"' % v
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (list, tuple)):
+        return "[%s]" % ", ".join(_toml_value(x) for x in v)
+    return repr(v)
+
+
+def write_config(folder, ports, deals=None, clock=None, devices=None, log="table.sqlite", extra="", boards="1-4",
+                 venue=None, seats=None, players=True):
     """Write ``folder/table.toml`` for these ports (listed in the given order) and return its path.
 
-    ``deals``: None for generated ``boards``, or a list of ``{seat: "codes"}`` dicts.
+    ``deals``: None for generated ``boards``, a list of ``{seat: "codes"}`` dicts, or False for
+    no ``[deals]`` (venue mode: the round specs bring them).
     ``clock``: the [clock] options (e.g. ``{"scale": 0.01, "grace_seconds": 1}``).
+    ``venue``, ``seats``: the ``[venue]`` and ``[seats]`` options, when given.
     """
-    devices = devices or {DEVICES[s]: (KEYS[s].hex(), s) for s in SEATS}
+    devices = devices if devices is not None else {DEVICES[s]: (KEYS[s].hex(), s) for s in SEATS}
     lines = ['[table]', 'hub = "T07"', 'id = "7"', 'event = "test event"', 'log = "%s"' % log, '']
     lines += ['[clock]'] + ['%s = %s' % (k, v) for k, v in (clock or {}).items()] + ['']
+    if venue is not None:
+        lines += ['[venue]'] + ['%s = %s' % (k, _toml_value(v)) for k, v in venue.items()] + ['']
+    if seats is not None:
+        lines += ['[seats]'] + ['%s = %s' % (k, _toml_value(v)) for k, v in seats.items()] + ['']
     lines += ['[link]', 'ports = [%s]' % ", ".join('"%s"' % p for p in ports), '']
     for dev, (key, seat) in devices.items():
         lines += ['[devices.%s]' % dev, 'key = "%s"' % key, 'seat = "%s"' % seat, '']
-    lines += ['[players.E]', 'id = "P001"', 'name = "张三"', '']
-    if deals is None:
+    if players:
+        lines += ['[players.E]', 'id = "P001"', 'name = "张三"', '']
+    if deals is False:
+        pass
+    elif deals is None:
         lines += ['[deals]', 'secret = "text:table hub tests"', 'boards = "%s"' % boards, '']
     else:
         lines += ['[deals]']
@@ -128,6 +162,8 @@ class TestSeat:
         self.screen = None
         self.result = None
         self.welcomes = 0
+        self.notes = []  # the referee's notes (note messages) received, in order
+        self.seatmap = None  # the seat map of the last state / seatmap message
         self.turn_times = {}  # turn -> perf_counter() when this seat first heard of it
         self._changed = asyncio.Event()
         self._tasks = []
@@ -184,6 +220,10 @@ class TestSeat:
 
     def intent(self, a, turn=None):
         return self.send({"t": "intent", "turn": self.turn if turn is None else turn, "a": a})
+
+    def checkin(self, no):
+        """The player types their number on the check-in keypad and confirms."""
+        return self.send({"t": "checkin", "no": no})
 
     # -- receiving ------------------------------------------------------------------------
     def _readable(self):
@@ -245,8 +285,13 @@ class TestSeat:
             if msg["code"] in ("no_session", "bad_tag", "seq_gap") and self.session is not None and self.auto_hello:
                 self.session = None
                 self.hello()
+        elif t == "note":
+            self.notes.append(msg)
+        elif t == "seatmap":
+            self.seatmap = msg["seatmap"]
         elif t == "state":
             self.state = msg
+            self.seatmap = msg["seatmap"]
             self.screen = msg["screen"]
             self.view = msg["view"]
             self.turn = msg["turn"]
@@ -306,13 +351,27 @@ class TestSeat:
 class Rig:
     """Four pty links, a table.toml, four test seats, and the hub (in process or a subprocess)."""
 
-    def __init__(self, folder, order=SEATS, deals=None, clock=None, seats=SEATS, extra="", boards="1-4"):
+    def __init__(self, folder, order=SEATS, deals=None, clock=None, seats=SEATS, extra="", boards="1-4",
+                 venue=None, bots=(), spares=(), bot_think_seconds=None, players=True):
         self.folder = folder
-        self.links = {s: PtyLink(folder, s) for s in SEATS}
-        ports = [self.links[s].hub_path for s in order]  # config port order, on purpose not E N W S
-        self.config_path = write_config(folder, ports, deals=deals, clock=clock, extra=extra, boards=boards)
+        self.links = {s: PtyLink(folder, s) for s in SEATS if s not in bots}
+        ports = [self.links[s].hub_path for s in order if s not in bots]  # config port order, on purpose not E N W S
+        devices = {DEVICES[s]: (KEYS[s].hex(), s) for s in SEATS if s not in bots}
+        for dev in spares:
+            devices[dev] = (SPARE_KEY.hex() if dev == SPARE else bytes(32 - len(dev)).hex() + dev.encode().hex(),
+                            "spare")
+        seat_opts = None
+        if bots or bot_think_seconds is not None:
+            seat_opts = {"bots": list(bots)}
+            if bot_think_seconds is not None:
+                seat_opts["bot_think_seconds"] = bot_think_seconds
+        if venue is True:
+            venue = {"broker": "127.0.0.1:1", "event": "test"}  # in-process tests run no uplink
+        self.config_path = write_config(folder, ports, deals=False if venue is not None and deals is None else deals,
+                                        clock=clock, extra=extra, boards=boards, venue=venue, seats=seat_opts,
+                                        devices=devices, players=players)
         self.config = config_.load(self.config_path)
-        self.seats = {s: TestSeat(self.links[s].seat_path, DEVICES[s], KEYS[s]) for s in seats}
+        self.seats = {s: TestSeat(self.links[s].seat_path, DEVICES[s], KEYS[s]) for s in seats if s not in bots}
         self.table = None
         self.proc = None
         self.spawned = 0
@@ -327,7 +386,8 @@ class Rig:
 
     async def start_hub(self, **kw):
         self._stop = asyncio.Event()
-        self.table = Table(self.config, on_alert=self.alerts.append, **kw)
+        kw.setdefault("on_alert", self.alerts.append)
+        self.table = Table(self.config, **kw)
         self._task = asyncio.create_task(self.table.run(self._stop))
         await self.table.started.wait()
         return self.table
@@ -390,14 +450,19 @@ async def play_deal(rig, bots=None, timeout=60.0, on_intent=None):
             raise TimeoutError("the deal did not finish within %.0f s" % timeout)
         acted = False
         for name, seat in seats.items():
-            if seat.my_turn() and sent.get(name) != (seat.turn, seat.view["phase"]):
+            # 明牌 is one decision for all four while the turn counts the others' answers: a
+            # seat answers it once (a second answer, sent while the first is on the wire, would
+            # be refused stale_turn once the 加倍 has begun).
+            key = (None if seat.view and seat.view["phase"] == "show" else seat.turn,
+                   seat.view["phase"] if seat.view else None)
+            if seat.online and seat.my_turn() and sent.get(name) != key:
                 legal = legal_from_view(seat.view)
                 if not legal:
                     continue
                 choice = bots[name].choose(seat.view, legal)
                 if on_intent is not None:
                     on_intent(name, choice)
-                sent[name] = (seat.turn, seat.view["phase"])
+                sent[name] = key
                 seat.intent(intent_of(choice))
                 acted = True
         if not acted:
@@ -418,10 +483,29 @@ async def play_until(rig, turn, bots=None, timeout=30.0):
         if time.monotonic() > deadline:
             raise TimeoutError("the deal did not reach turn %d" % turn)
         for name, seat in rig.seats.items():
-            if (seat.turn or 0) < turn and seat.my_turn() and sent.get(name) != seat.turn:
-                sent[name] = seat.turn
+            key = "show" if seat.view and seat.view["phase"] == "show" else seat.turn  # 明牌: answered once
+            if (seat.turn or 0) < turn and seat.my_turn() and sent.get(name) != key:
+                sent[name] = key
                 seat.intent(intent_of(bots[name].choose(seat.view, legal_from_view(seat.view))))
         await asyncio.sleep(0.01)
+
+
+def round_spec(rnd=1, boards=(1, 2), players=None, moves=None, id=None, secret=b"paizhuo venue tests", group=1,
+               table="7"):
+    """A venue round spec for table 7 (venue contract § Round spec), deals from ``secret``."""
+    from paizhuo.venue import deals as deals_
+    return {"v": 1, "id": id or "spec-r%d" % rnd, "round": rnd, "group": group, "game": "bigtwo", "table": table,
+            "boards": list(boards), "round_key": deals_.round_key(secret, rnd).hex(),
+            "players": players or PLAYERS, "moves": moves}
+
+
+async def check_in_all(rig, players=PLAYERS, timeout=10.0):
+    """Every test seat checks in with its round player's number and waits until it is checked."""
+    for s, seat in rig.seats.items():
+        await seat.wait_for(lambda seat=seat: seat.screen == "checkin", timeout, "the check-in screen")
+        seat.checkin(players[s]["no"])
+    for seat in rig.seats.values():
+        await seat.wait_for(lambda seat=seat: seat.seatmap and seat.seatmap.get("checked"), timeout, "checked in")
 
 
 def random_bytes(n, seed):

@@ -46,9 +46,9 @@ def test_demo_refuses_a_bad_seed_with_a_clear_message():
     assert "invalid int value: 'abc'" in out.stderr
 
 
-def test_make_demo_plays_a_table_by_touch_and_names_its_screenshot_folder(tmp_path):
-    """What `make demo` runs: the hub and four firmware seats, from a relative run folder."""
-    out = subprocess.run([PAIZHUO, "demo", "--seed", "3", "--out", "run"], capture_output=True, text=True,
+def test_the_table_demo_plays_a_table_by_touch_and_names_its_screenshot_folder(tmp_path):
+    """`paizhuo demo --table`: the hub and four firmware seats, from a relative run folder."""
+    out = subprocess.run([PAIZHUO, "demo", "--table", "--seed", "3", "--out", "run"], capture_output=True, text=True,
                          timeout=300, cwd=tmp_path)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     text = out.stdout

@@ -17,7 +17,7 @@ from rig import DEV, KEY, KEY_HEX, Rig  # noqa: E402
 from testhub import TestHub  # noqa: E402
 
 from paizhuo.rules.bigtwo import Action, IllegalActionError  # noqa: E402
-from paizhuo.sim.firmware import DATA_HEAP, SeatProcess, build  # noqa: E402
+from paizhuo.sim.firmware import DATA_HEAP, SeatError, SeatProcess, build, checkin_taps  # noqa: E402
 from paizhuo.sim.links import PtyLink  # noqa: E402
 from paizhuo_shared import link  # noqa: E402
 
@@ -27,9 +27,14 @@ SEAT = scenes.SEAT
 WELCOME = {"seat": SEAT, "table": "7", "event": "demo", "lang": "zh", "player": scenes.PLAYERS[SEAT]}
 
 
+# The check-in scenes' player: names are data, so their glyphs come in as the build's extra
+# text, as an event's players' names do (李 is in no UI or hub text).
+CHECKIN_PLAYER = {"id": "P012", "name": "李四", "no": 12, "bot": False}
+
+
 @pytest.fixture(scope="module")
 def fw(tmp_path_factory):
-    return build(tmp_path_factory.mktemp("firmware"))
+    return build(tmp_path_factory.mktemp("firmware"), extra_text=CHECKIN_PLAYER["name"])
 
 
 @pytest.fixture
@@ -288,10 +293,20 @@ def test_paused_clock_holds_and_locks(rigs):
     g = scenes.play_phase()
     r = rigs(scenes.state(g, clock_ms=9000, paused=True))
     ui = r.seat.wait_screen("play")
-    assert "裁判已暂停" in texts(ui)
-    r.seat.tap_widget("card:" + g.view(SEAT)["hand"][0])
-    ui = r.seat.wait_screen("play", where=lambda u: "单张" in u["text"])
+    assert {"暂停 · 裁判处理中", "暂停 · 裁判处理中，请等待恢复"} <= set(texts(ui)), "top bar and hint line"
+    low = "card:" + g.view(SEAT)["hand"][0]
+    r.seat.tap_widget(low)
+    ui = r.seat.wait_screen("play", where=lambda u: u["widgets"][low][1] < 246)  # picked (it rose)
     assert not enabled(ui, "btn:play")
+    assert "暂停 · 裁判处理中，请等待恢复" in texts(ui), "while paused the hint line says so, not the kind"
+
+
+def test_paused_between_deals(rigs, tmp_path, fw):
+    r = rigs(scenes.state(None, screen="paused"))
+    ui = r.seat.wait_screen("waiting", where=lambda u: "暂停 · 裁判处理中" in u["text"])
+    assert {"暂停 · 裁判处理中", "暂停 · 裁判处理中，请等待恢复"} <= set(texts(ui))
+    assert "请稍候，牌局即将开始" not in texts(ui)
+    pins.check(fw, "paused", r.seat.settle()[1], tmp_path)
 
 
 # ---- link faults -------------------------------------------------------------------------------
@@ -429,3 +444,219 @@ def test_show_phase_marks_who_has_chosen(rigs):
     r = rigs(scenes.state(g))
     ui = r.seat.wait_screen("show")
     assert texts(ui).count("已选") == 1, "one seat has chosen; what it chose stays hidden until all have"
+
+
+# ---- check-in (venue rounds) -----------------------------------------------------------------
+
+SEAT_ZH = {"E": "东家", "S": "南家", "W": "西家", "N": "北家"}
+
+
+def checkin_state(next_seat=None, checked=False, player=CHECKIN_PLAYER):
+    seatmap = {"table": "7", "seat": SEAT, "player": player, "next": next_seat, "checked": checked}
+    return scenes.state(None, screen="checkin", players={SEAT: player} if player else {}, seatmap=seatmap)
+
+
+def keypad(ui):
+    return sorted(w for w in ui["widgets"] if w.startswith("key:") or w in ("btn:del", "btn:checkin"))
+
+
+class CheckinHub:
+    """Answers a ``checkin`` as the table hub does: the right number → a state with
+    ``checked``; any other → reject ``checkin_wrong`` naming the seat, never the number."""
+
+    def __init__(self, right, next_seat=None):
+        self.right = right
+        self.next_seat = next_seat
+        self.typed = []
+
+    def __call__(self, hub, msg):
+        if msg["t"] != "checkin":
+            return
+        self.typed.append(msg["no"])
+        if msg["no"] == self.right:
+            hub.send(checkin_state(self.next_seat, checked=True))
+        else:
+            hub.send({"t": "reject", "code": "checkin_wrong", "ref": msg["s"],
+                      "en": "Player %d does not sit here this round; ask a referee" % msg["no"],
+                      "zh": "%d 号选手本轮不在此座位，请叫裁判" % msg["no"]})
+
+
+def test_checkin_screen_shows_who_sits_here_and_the_keypad(rigs, tmp_path, fw):
+    r = rigs(checkin_state())
+    ui = r.seat.wait_screen("checkin")
+    assert "第7桌 %s · 本轮选手 李四" % SEAT_ZH[SEAT] in texts(ui)
+    assert "请输入选手号，再点确认" in texts(ui)
+    assert not any(t.startswith("上轮选手请到") for t in texts(ui)), "no next seat given"
+    assert keypad(ui) == sorted(["key:%d" % d for d in range(10)] + ["btn:del", "btn:checkin"])
+    assert all(enabled(ui, "key:%d" % d) for d in range(10))
+    assert not enabled(ui, "btn:del") and not enabled(ui, "btn:checkin"), "nothing typed yet"
+    assert enabled(ui, "btn:call"), "叫裁判 stays available"
+    assert ui["missing"] == 0
+    pins.check(fw, "checkin", r.seat.settle()[1], tmp_path)
+
+
+def test_checkin_with_the_previous_players_next_seat(rigs, tmp_path, fw):
+    r = rigs(checkin_state(next_seat={"table": "3", "seat": "N"}))
+    ui = r.seat.wait_screen("checkin")
+    assert "上轮选手请到 第3桌 北家" in texts(ui)
+    pins.check(fw, "checkin_next", r.seat.settle()[1], tmp_path)
+
+
+def test_checkin_keypad_types_at_most_six_digits_and_deletes(rigs, tmp_path, fw):
+    r = rigs(checkin_state())
+    ui = r.seat.wait_screen("checkin")
+    for d in "1234567":
+        mark = r.seat.mark()
+        r.seat.tap_widget("key:" + d)
+        ui = r.seat.wait_screen("checkin", after=mark) if d != "7" else r.seat.wait_line("tap ", after=mark)
+    ui = r.seat.ui
+    assert "123456" in texts(ui) and "1234567" not in texts(ui)
+    assert not any(enabled(ui, "key:%d" % d) for d in range(10)), "six digits: the digit keys lock"
+    assert enabled(ui, "btn:del") and enabled(ui, "btn:checkin")
+    pins.check(fw, "checkin_typed", r.seat.settle()[1], tmp_path)
+    mark = r.seat.mark()
+    r.seat.tap_widget("btn:del")
+    ui = r.seat.wait_screen("checkin", after=mark)
+    assert "12345" in texts(ui) and enabled(ui, "key:0")
+    assert r.hub.messages("checkin") == [], "nothing is sent before 确认"
+
+
+def test_checkin_by_taps_wrong_number_then_right(rigs, tmp_path, fw):
+    answer = CheckinHub(right=12)
+    r = rigs(checkin_state())
+    r.hub.on_message = answer
+    r.seat.wait_screen("checkin")
+    # A wrong number: the hub refuses it; the seat shows the hub's words like any refusal
+    s = r.seat.check_in(7)
+    sent = r.hub.wait_msg("checkin")
+    assert sent == {"t": "checkin", "s": s, "no": 7}
+    ui = r.seat.wait_screen("refusal")
+    assert "7 号选手本轮不在此座位，请叫裁判" in texts(ui) and ui["base"] == "checkin"
+    pins.check(fw, "checkin_wrong", r.seat.settle()[1], tmp_path)
+    r.seat.tap_widget("btn:ok")
+    ui = r.seat.wait_screen("checkin")
+    assert not enabled(ui, "btn:del") and texts(ui).count("7") == 1, "the digits go (7 is its key's only)"
+    # The right one, typed over a half-typed number (check_in clears it as a person would)
+    mark = r.seat.mark()
+    r.seat.tap_widget("key:9")
+    r.seat.wait_screen("checkin", after=mark, where=lambda u: "9" in u["text"])
+    mark = r.hub.mark()
+    r.seat.check_in(12)
+    assert r.hub.wait_msg("checkin", after=mark)["no"] == 12
+    ui = r.seat.wait_screen("checked_in")
+    assert "已签到，请等待开始" in texts(ui)
+    assert ui["missing"] == 0, "every character drawn from the font (the refusal's too)"
+    assert not keypad(ui), "checked in: no keypad"
+    assert answer.typed == [7, 12]
+    pins.check(fw, "checked_in", r.seat.settle()[1], tmp_path)
+    assert all(f[2] == 0 for f in r.seat.frames), "the draw loop allocated: %r" % r.seat.frames
+    trouble = [ln for ln in r.seat.lines if ln.startswith(("error", "drop"))]
+    assert trouble == [] and r.seat.stderr == []
+
+
+def test_checkin_in_english(rigs, tmp_path, fw):
+    r = rigs(checkin_state(next_seat={"table": "3", "seat": "N"}), welcome=dict(WELCOME, lang="en"))
+    ui = r.seat.wait_screen("checkin")
+    assert {"Table 7, %s · this round: 李四" % {"E": "East", "S": "South", "W": "West", "N": "North"}[SEAT],
+            "Previous player: go to table 3, North", "Delete", "Confirm"} <= set(texts(ui))
+    pins.check(fw, "checkin_en", r.seat.settle()[1], tmp_path)
+    r.hub.send(checkin_state(checked=True))
+    ui = r.seat.wait_screen("checked_in")
+    assert "Checked in, waiting for the start" in texts(ui)
+
+
+def test_checkin_unanswered_frees_the_keypad(rigs):
+    """A hub that never answers (an older hub): the keypad locks while the check-in is out,
+    and frees itself again so the player can retry."""
+    r = rigs(checkin_state())
+    r.seat.wait_screen("checkin")
+    s = r.seat.check_in(5)
+    ui = r.seat.wait_screen("checkin", where=lambda u: "已发送，等待主机确认" in u["text"])
+    assert not enabled(ui, "key:1") and not enabled(ui, "btn:checkin")
+    ui = r.seat.wait_screen("checkin", timeout=15, where=lambda u: enabled(u, "btn:checkin"))
+    assert "5" in texts(ui), "the digits stay for another try"
+    assert [m["s"] for m in r.hub.messages("checkin")] == [s]
+
+
+def test_checkin_module_is_loaded_only_while_its_screen_is_up(fw, tmp_path):
+    """The check-in screen's code lives in seat/checkin.py, imported when the screen is built
+    and dropped when another screen is: a deal's heap never carries it."""
+    from paizhuo.sim.firmware import run_snippet
+    code = (
+        "import gc, sys\n"
+        "from board.host import HostDisplay\n"
+        "from seat.state import Mirror\n"
+        "from seat.ui import UI\n"
+        "class App:\n"
+        "    dev = 'S-0007'\n"
+        "m = Mirror(0)\n"
+        "ui = UI(HostDisplay(%r, 8, 1), m, App())\n" % str(tmp_path / "frames") +
+        "m.apply({'t': 'welcome', 'seat': 'E', 'table': '7', 'event': 'e', 'lang': 'zh', 'player': None}, 0)\n"
+        "def state(screen):\n"
+        "    return {'t': 'state', 'screen': screen, 'view': None, 'turn': None, 'clock': None, 'players': {},\n"
+        "            'result': None, 'seatmap': {'table': '7', 'seat': 'E', 'player': {'id': 'P1', 'name': 'x'},\n"
+        "                                        'next': None, 'checked': False}}\n"
+        "def cycle():\n"
+        "    m.apply(state('checkin'), 0); ui.update()\n"
+        "    up = 'seat.checkin' in sys.modules and len(ui.widgets)\n"
+        "    m.apply(state('waiting'), 0); ui.update(); gc.collect()\n"
+        "    return up, 'seat.checkin' in sys.modules, gc.mem_free()\n"
+        "m.apply(state('waiting'), 0); ui.update(); gc.collect()\n"
+        "out = [gc.mem_free(), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]\n"  # no list growth while measuring
+        "for i in range(4):\n"
+        "    out[1 + 3 * i:4 + 3 * i] = cycle()\n"
+        "print(*out)\n")
+    out = run_snippet(fw, code)
+    assert out.returncode == 0, out.stdout + out.stderr
+    words = out.stdout.split()
+    start, rounds = int(words[0]), [words[i:i + 3] for i in range(1, 13, 3)]
+    assert all(int(w) > 20 for w, _, _ in rounds), "the keypad was built, every round"
+    assert all(loaded == "False" for _, loaded, _ in rounds), "seat.checkin was dropped with its screen"
+    free = [int(f) for _, _, f in rounds]
+    # The first check-ins leave the module's qstrs (interned for good) and grown tables
+    # (sys.modules, the widget list: about 600 bytes on the unix port); then nothing more.
+    assert start - free[0] < 1024, "the first check-in kept %d bytes" % (start - free[0])
+    assert free[0] - free[1] <= 32 and free[1] == free[2] == free[3], "check-ins keep heap: free after each %r" % free
+
+
+def test_checkin_taps_come_from_the_hit_map():
+    keys = {"key:%d" % d: [d * 10, 200, 8, 4, 1] for d in range(10)}
+    keys["btn:checkin"] = [400, 300, 60, 20, 0]
+    ui = {"screen": "checkin", "widgets": keys}
+    assert checkin_taps(ui, 907) == [(94, 202), (4, 202), (74, 202), (430, 310)]
+    assert checkin_taps(ui, 0) == [(4, 202), (430, 310)]
+    for bad in (-1, 1000000, 1.0, "12", True, None):
+        with pytest.raises(ValueError, match="whole number from 0 to 999999"):
+            checkin_taps(ui, bad)
+    with pytest.raises(SeatError, match="not at check-in"):
+        checkin_taps({"screen": "play", "widgets": {"btn:play": [0, 0, 1, 1, 1]}}, 1)
+
+
+# ---- referee notes -------------------------------------------------------------------------------
+
+def test_note_banner_until_the_screen_changes(rigs, tmp_path, fw):
+    r = rigs(scenes.state(None, screen="waiting"))
+    r.seat.wait_screen("waiting")
+    r.hub.send({"t": "note", "en": "A referee is on the way", "zh": "裁判已收到，请稍候"})
+    ui = r.seat.wait_screen("waiting", where=lambda u: "裁判已收到，请稍候" in u["text"])
+    assert "A referee is on the way" not in texts(ui)
+    pins.check(fw, "note", r.seat.settle()[1], tmp_path)
+    # messages that leave the screen as it is keep the note up
+    mark = r.seat.mark()
+    r.hub.send({"t": "seatmap", "seatmap": {"table": "7", "seat": SEAT, "player": None, "next": None}})
+    ui = r.seat.wait_screen("waiting", after=mark)
+    assert "裁判已收到，请稍候" in texts(ui)
+    # a new screen takes it down
+    g = scenes.fresh()
+    r.hub.send(scenes.state(g))
+    ui = r.seat.wait_screen("show")
+    assert "裁判已收到，请稍候" not in texts(ui)
+
+
+def test_note_goes_after_ten_seconds_and_follows_the_language(rigs):
+    r = rigs(scenes.state(scenes.play_phase()), welcome=dict(WELCOME, lang="en"))
+    r.seat.wait_screen("play")
+    r.hub.send({"t": "note", "en": "Table paused by referee Li", "zh": "李裁判暂停了本桌"})
+    ui = r.seat.wait_screen("play", where=lambda u: "Table paused by referee Li" in u["text"])
+    assert "card:" + scenes.play_phase().view(SEAT)["hand"][0] in ui["widgets"] and enabled(ui, "btn:call")
+    r.seat.wait_screen("play", timeout=20, where=lambda u: "Table paused by referee Li" not in u["text"])

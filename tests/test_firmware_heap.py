@@ -1,7 +1,9 @@
 """Issue #4: the seat firmware runs in a 64 KB data heap on the MicroPython unix port.
 
-One seat (``DATA_HEAP`` = 64 KB besides its ROMFS image) plays a whole deal by touch
-against the test hub, at the busiest moments the brief names: the play screen with all 13
+One seat (``DATA_HEAP`` = 64 KB besides its ROMFS image) checks in by touch (issue #5:
+the check-in screen and its keypad, a ``state`` at the 4096-byte cap, a referee's note)
+and then plays a whole deal by touch against the test hub, at the busiest moments the
+brief names: the play screen with all 13
 cards selected and deselected, the last ``event`` of the deal, the result screen, and
 ``state`` frames at the 4096-byte cap (the longest player names that fit) on the play and
 the result screen.  It must never report an error or drop a frame, never allocate while
@@ -90,6 +92,24 @@ def test_a_whole_deal_in_a_64k_data_heap(fw, tmp_path):
         seat.wait_screen("waiting", timeout=20)
         start = [ln for ln in seat.lines if ln.startswith("start ")][0]
         assert start.startswith("start precheck=1 "), "the selection pre-check is on"
+        # Check-in at the cap: a long player name here and long names at the table.
+        sm = {"table": "7", "seat": SEAT, "player": {"id": "P012", "name": "名" * 64, "no": 123456, "bot": False},
+              "next": {"table": "3", "seat": "N"}, "checked": False}
+        checkin = at_the_cap(scenes.state(None, screen="checkin", seatmap=sm))
+
+        def answer(h, msg):
+            if msg["t"] == "checkin":
+                h.send(dict(checkin, seatmap=dict(sm, checked=msg["no"] == 123456)))
+                h.send({"t": "note", "en": "Checked in", "zh": "签到成功" * 20})  # after: a new screen drops a note
+        hub.on_message = answer
+        hub.send(checkin)
+        seat.wait_screen("checkin", where=lambda u: any(t.startswith("上轮选手请到") for t in u["text"]))
+        seat.check_in(123456)
+        ui = seat.wait_screen("checked_in", where=lambda u: any(t.startswith("签到成功") for t in u["text"]))
+        assert "已签到，请等待开始" in ui["text"]
+        mark = seat.mark()
+        hub.send(scenes.state(None, screen="waiting"))
+        seat.wait_screen("waiting", after=mark)
         order = list(range(52))
         random.Random(11).shuffle(order)
         g = BigTwo(Deal.from_permutation(order, board=5))
@@ -168,10 +188,11 @@ def test_qstrs_stay_in_five_pools(fw):
     """Every name and short string of the firmware is a qstr, interned for good in pools
     that double: 620 fit in five (about 7.4 KB); the 621st costs a sixth of 7.7 KB.  The
     firmware's modules stay well below (its code iterates no ``str``: each character it
-    would yield becomes a qstr too)."""
+    would yield becomes a qstr too).  The check-in screen's module is loaded only at a
+    venue round's check-in, but its qstrs stay once it has been: it is counted too."""
     code = (
         "import micropython\n"
-        "from seat import app, config\n"
+        "from seat import app, config, checkin\n"
         "from board import host\n"
         "micropython.qstr_info()\n")
     out = run_snippet(fw, code)

@@ -31,12 +31,13 @@ KEEP = ("cards_left", "points", "scores", "places")
 
 
 def cut(obj):
-    """What prune makes of a parsed message: every "result" object keeps KEEP only."""
+    """What prune makes of a parsed message: every "result" object keeps KEEP only, and the
+    members it keeps stay exactly as they were (prune skips over them, whatever they hold)."""
     if isinstance(obj, dict):
         out = {}
         for k, v in obj.items():
             if k == "result" and isinstance(v, dict):
-                out[k] = {rk: cut(rv) for rk, rv in v.items() if rk in KEEP}
+                out[k] = {rk: rv for rk, rv in v.items() if rk in KEEP}
             else:
                 out[k] = cut(v)
         return out
@@ -152,3 +153,62 @@ def test_the_mirror_keeps_short_names_and_slim_results():
     m.apply({"t": "seatmap", "s": 3, "seatmap": {"table": "8", "seat": "N", "player": {"id": 2, "name": long_name},
                                                    "next": None}}, 0)
     assert len(m.seatmap["player"]["name"]) == 32
+
+
+# ---- check-in and notes (issue #5) -----------------------------------------------------------
+
+def _seatmap(checked):
+    return {"table": "7", "seat": "E", "player": {"id": "P012", "name": "李四", "no": 12, "bot": False},
+            "next": {"table": "3", "seat": "N"}, "checked": checked}
+
+
+def _state(screen="checkin", checked=False):
+    return {"t": "state", "s": 2, "screen": screen, "view": None, "turn": None, "clock": None, "players": {},
+            "result": None, "seatmap": _seatmap(checked)}
+
+
+def _reject(code):
+    return {"t": "reject", "s": 3, "code": code, "en": "no", "zh": "不", "ref": 1}
+
+
+# (what arrives while "12" is typed, and whether a check-in is out) -> digits kept, refusal code
+CHECKIN_CASES = [
+    ("wrong number: the digits go, the refusal shows", _reject("checkin_wrong"), True, "", "checkin_wrong"),
+    ("another refusal while out: the digits stay", _reject("bad_message"), True, "12", "bad_message"),
+    ("a refusal with nothing out: the digits stay", _reject("checkin_wrong"), False, "12", "checkin_wrong"),
+    ("a state, still at check-in (another seat changed)", _state(), True, "12", None),
+    ("a state, checked in", _state(checked=True), True, "", None),
+    ("a state, the round started", _state(screen="deal"), True, "", None),
+    ("a state, paused during check-in", _state(screen="paused"), False, "", None),
+    ("a seat map, checked in", {"t": "seatmap", "s": 4, "seatmap": _seatmap(True)}, True, "", None),
+    ("a seat map, not checked in", {"t": "seatmap", "s": 4, "seatmap": _seatmap(False)}, True, "12", None),
+    ("a clock message", {"t": "clock", "s": 4, "clock": {"seats": [], "ms": 0, "paused": True}}, True, "12", None),
+]
+
+
+@pytest.mark.parametrize("what, msg, out, typed, refusal", CHECKIN_CASES, ids=[c[0] for c in CHECKIN_CASES])
+def test_checkin_digits_and_the_keypad_lock(what, msg, out, typed, refusal):
+    link.check_message(msg, "hub")  # every case is a message the hub may send
+    m = state.Mirror(0)
+    m.apply({"t": "welcome", "s": 1, "seat": "E", "table": "7", "event": "e", "lang": "zh", "player": None}, 0)
+    m.apply(_state(), 0)
+    m.typed = "12"
+    m.checking = 100 if out else None
+    m.apply(msg, 200)
+    assert m.typed == typed
+    expect_out = out and msg["t"] == "clock"  # only an answer (state, seat map, refusal) frees the keypad
+    assert (m.checking is not None) == expect_out
+    assert (m.refusal or (None,))[0] == refusal
+
+
+@pytest.mark.parametrize("lang, shown", [("zh", "裁判已收到，请稍候"), ("en", "A referee is on the way")])
+def test_a_note_is_kept_in_the_seats_language_with_its_time(lang, shown):
+    m = state.Mirror(0)
+    m.apply({"t": "welcome", "s": 1, "seat": "E", "table": "7", "event": "e", "lang": lang, "player": None}, 0)
+    note = {"t": "note", "s": 2, "en": "A referee is on the way", "zh": "裁判已收到，请稍候"}
+    link.check_message(note, "hub")
+    m.apply(note, 1234)
+    assert m.note == (shown, 1234)
+    assert m.checked() is False
+    m.apply({"t": "seatmap", "s": 3, "seatmap": _seatmap(True)}, 0)
+    assert m.checked() is True

@@ -394,7 +394,7 @@ def test_random_bytes_only_ever_raise_link_error(data, key):
 @given(st.dictionaries(st.text(max_size=6), json_values, max_size=5), st.binary(max_size=40))
 def test_check_message_only_ever_raises_link_error(fields, key):
     for t in ("hello", "intent", "resync", "call", "ack", "challenge", "welcome", "state", "event", "clock",
-              "reject", "result", "seatmap", "other"):
+              "reject", "result", "seatmap", "note", "checkin", "other"):
         msg = dict(fields, t=t, s=0)
         for sender in ("hub", "seat"):
             try:

@@ -61,6 +61,17 @@ class App:
                 self.board.emit("intent %d %s" % (s, action.get("type")))
         self.ui.update()
 
+    def send_checkin(self, no):
+        """Check-in: send the player number typed on the keypad; the keypad locks until the
+        hub answers (a state with ``checked``, or a ``checkin_wrong`` refusal)."""
+        m = self.mirror
+        s = self.link.send({"t": "checkin", "no": no})
+        if s is not None:
+            m.checking = time.ticks_ms()
+            if self.board.emit:
+                self.board.emit("checkin %d %d" % (s, no))
+        self.ui.update()
+
     def call_referee(self):
         """叫裁判: tell the hub (which alerts the referees); the top bar says it was sent."""
         if self.link.send({"t": "call", "why": "seat"}) is not None:

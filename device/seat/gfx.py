@@ -14,8 +14,10 @@ and no class at all.  The fields after the box, per kind:
 
 ========  ==========================================================================
 BOX       fill colour, border colour (-1: none)
-TEXT      UTF-8 bytes, colour (UI font)
-BUTTON    label bytes, tap id, colour (grey when disabled), enabled, label x
+TEXT      UTF-8 bytes, colour, font (a :class:`Font`: the UI font, or the card font's
+          large digits for the typed player number)
+BUTTON    label bytes (may be empty: a TEXT over it, e.g. a keypad's large digit), tap id,
+          colour (grey when disabled), enabled, label x
 HAND      cards (sorted bytearray of card numbers), selected (:func:`card_flags`), step,
           tappable, top row of an unselected card (card font)
 CARDROW   cards (bytearray), in small faces of the UI font
@@ -182,13 +184,13 @@ class Font:
 # ---- widgets --------------------------------------------------------------------------------
 
 def text(font, x, y, s, color, w=-1):
-    """A TEXT widget: one line in the UI font at x, or with ``w`` >= 0 centred in the span
+    """A TEXT widget: one line in ``font`` at x, or with ``w`` >= 0 centred in the span
     (x, w); its box is the text itself.  ``s`` is a str or UTF-8 bytes."""
     b = s.encode() if isinstance(s, str) else s
     tw = font.width(b)
     if w >= 0:
         x += (w - tw) // 2
-    return (TEXT, x, y, tw, font.height, b, color)
+    return (TEXT, x, y, tw, font.height, b, color, font)
 
 
 def button(font, x, y, w, h, label, tap, color, enabled=True):
@@ -253,7 +255,8 @@ def texts(w, out):
     """Append the texts widget ``w`` shows (for the control channel)."""
     k = w[0]
     if k == TEXT or k == BUTTON:
-        out.append(w[5])
+        if w[5]:  # a keypad key's label is the TEXT over it
+            out.append(w[5])
     elif k == CELLS:
         for row in w[6]:
             out.extend(row[1].split(b"\0"))
@@ -272,7 +275,7 @@ def draw(w, fb, y0, ui):
         if w[6] >= 0:
             fb.rect(x, y, w[3], w[4], w[6])
     elif k == TEXT:
-        ui.f16.draw(fb, x, y, w[5], w[6])
+        w[7].draw(fb, x, y, w[5], w[6])
     elif k == BUTTON:
         font = ui.f16
         fb.fill_rect(x, y, w[3], w[4], w[7])

@@ -12,10 +12,17 @@ right: 下家, as seen from the seat); their last plays 128-146; a hint line 154
 the seat's own last play and the buttons 176-207; the hand 246-307 (a selected card
 rises 16 px).
 
+Check-in (hub screen ``checkin``) is ``seat/checkin.py``'s.
+
+A referee's note is a banner under the top bar (rows 24-71 at most), over whatever is
+there and never over a button.
+
 Tap ids in the hit map: ``card:3D``, ``btn:play``, ``btn:pass``, ``btn:yes``, ``btn:no``,
-``btn:ok``, ``btn:call``.
+``btn:ok``, ``btn:call``, and on the check-in keypad ``key:0`` … ``key:9``, ``btn:del``,
+``btn:checkin``.
 """
 
+import sys
 import time
 
 from micropython import const
@@ -42,6 +49,7 @@ _WAITING = const(1)
 DECISION = const(2)  # 明牌 (show) and 加倍 (double)
 PLAY = const(3)
 _RESULT = const(4)
+_CHECKIN = const(5)  # built by seat/checkin.py, loaded only while it is up
 _W = const(480)
 TOP_H = const(24)
 _PANEL_Y = const(28)
@@ -96,6 +104,8 @@ def pick(m):
     """The screen kind the mirror calls for."""
     if not m.welcomed:
         return _CONNECTING
+    if m.screen == "checkin":
+        return _CHECKIN
     v = m.view
     phase = v.get("phase") if v else None
     if m.screen == "result" or phase == "over":
@@ -118,15 +128,22 @@ def name(ui):
         return "play"
     if kind == _RESULT:
         return "result"
+    if kind == _CHECKIN:
+        return "checked_in" if ui.m.checked() else "checkin"
     return "waiting" if kind == _WAITING else "connecting"
 
 
-def build(ui, now):
-    """The widgets of the base screen ``ui.kind``."""
+def build(ui, now, ws):
+    """Append the widgets of the base screen ``ui.kind`` to ``ws`` (the UI's one list)."""
     m = ui.m
+    if ui.kind != _CHECKIN and "seat.checkin" in sys.modules:
+        # Check-in is over: its module goes (about 1 KB of heap the deals can use; it is
+        # read again from the image at the next round's check-in).
+        import seat
+        del sys.modules["seat.checkin"]
+        del seat.checkin
     f = ui.f16
     lang = m.lang
-    ws = []
     kind = ui.kind
     if kind == _CONNECTING:  # before the first welcome: the device id and what the link is doing
         ws.append(label(f, 0, 120, text.t("connecting", lang), _WHITE, _W))
@@ -136,7 +153,7 @@ def build(ui, now):
                 ws.append(label(f, 0, y, line, _ORANGE, _W))
                 y += 20
         ws.append(label(f, 0, 290, text.t("device", lang) % ui.app.dev, _GREY, _W))
-        return ws
+        return
     v = m.view or {}
     mine = m.my_turn()
     if kind == _WAITING:  # welcomed, no deal running: table, seat, player
@@ -146,7 +163,10 @@ def build(ui, now):
         p = (m.seatmap or {}).get("player") or m.player
         who = text.t("player", lang) % p["name"] if p else text.t("no_player", lang)
         ws.append(label(f, 0, 120, fit(f, who, 440), _YELLOW, _W))
-        ws.append(label(f, 0, 160, text.t("wait_deal", lang), _WHITE, _W))
+        if m.screen == "paused":  # paused between deals: nothing runs until the referee resumes
+            ws.append(label(f, 0, 160, fit(f, text.t("paused_long", lang), 470), _ORANGE, _W))
+        else:
+            ws.append(label(f, 0, 160, text.t("wait_deal", lang), _WHITE, _W))
         ws.append(label(f, 0, 190, fit(f, text.t("event", lang) % m.event, 440), _LIGHT, _W))
         ws.append(label(f, 0, 290, text.t("device", lang) % ui.app.dev, _GREY, _W))
     elif kind == DECISION:  # 明牌 / 加倍: the hand, the question, yes/no and the countdown
@@ -160,7 +180,9 @@ def build(ui, now):
             status = None
         _top_bar(ui, ws, status, True)
         _panels(ui, ws, v)
-        if mine and m.clock_left(now) == 0 and m.my_clock():
+        if m.paused():
+            q = text.t("paused_long", lang)
+        elif mine and m.clock_left(now) == 0 and m.my_clock():
             q = text.t("time_up", lang)
         elif mine:
             q = text.t("q_show" if phase == "show" else "q_double", lang)
@@ -168,7 +190,7 @@ def build(ui, now):
             q = text.t("decided", lang)
         else:
             q = text.t("wait_double", lang) % text.seat_name((to_act or ["?"])[0], lang)
-        ws.append(label(f, 0, _HINT_Y, q, _YELLOW if mine else _WHITE, _W))
+        ws.append(label(f, 0, _HINT_Y, fit(f, q, 470), _YELLOW if mine else _WHITE, _W))
         if mine:
             can = m.can_act(now)
             show = phase == "show"
@@ -193,7 +215,9 @@ def build(ui, now):
         alert = m.alert if m.alert in v.get("reports", ()) else None
         # The pre-check (seat/kinds.py): guidance only, the hub decides every play.
         sel = kinds.kind(card_bytes(m.selected)) if m.selected else None
-        if m.pending is not None:
+        if m.paused():
+            hint, colour = text.t("paused_long", lang), _ORANGE
+        elif m.pending is not None:
             hint = text.t("sent", lang)
         elif mine and m.my_clock() and m.clock_left(now) == 0:
             hint, colour = text.t("time_up", lang), _ORANGE
@@ -218,6 +242,9 @@ def build(ui, now):
         ws.append(button(f, 392, _ROW_Y, 84, 32, text.t("pass", lang), "btn:pass", _BLUE,
                          can and v.get("to_beat") is not None))
         ws.append(hand(_HAND_Y, card_bytes(m.hand()), card_flags(m.selected), True, _W))
+    elif kind == _CHECKIN:
+        from seat import checkin
+        checkin.build(ui, ws)
     else:  # _RESULT: each seat's cards left, card points, score and place; where next
         r = m.result or {}
         _top_bar(ui, ws, None, False)
@@ -251,22 +278,32 @@ def build(ui, now):
         else:
             line = text.t("stay", lang)
         ws.append(label(f, 0, 210, fit(f, line, 470), _YELLOW if nxt else _WHITE, _W))
-    return ws
 
 
-def refusal(ui):
-    """The overlay for a refused intent: the reason (the engine's zh/en text) and OK."""
+def note(ui, s, ws):
+    """Append the banner of a referee's note ``s``: under the top bar, over the screen (no taps)."""
+    f = ui.f16
+    lines = wrap(f, s, 456, 2)
+    ws.append((BOX, 4, TOP_H, _W - 8, 8 + 20 * len(lines), _BLUE, _YELLOW))
+    y = TOP_H + 5
+    for line in lines:
+        ws.append(label(f, 12, y, line, _WHITE, _W - 24))
+        y += 20
+
+
+def refusal(ui, ws):
+    """Append the overlay for a refused intent: the reason (the engine's zh/en text) and OK."""
     f = ui.f16
     code, reason = ui.m.refusal or ("", "")
     lang = ui.m.lang
-    ws = [(BOX, 60, 96, 360, 136, _WHITE, _BLACK), (BOX, 60, 96, 360, 24, _MAROON, -1),
-          label(f, 60, 100, text.t("refused", lang), _WHITE, 360)]
+    ws.append((BOX, 60, 96, 360, 136, _WHITE, _BLACK))
+    ws.append((BOX, 60, 96, 360, 24, _MAROON, -1))
+    ws.append(label(f, 60, 100, text.t("refused", lang), _WHITE, 360))
     y = 128
     for line in wrap(f, reason or code, 340):
         ws.append(label(f, 70, y, line, _BLACK, 340))
         y += 20
     ws.append(button(f, 190, 192, 100, 32, text.t("ok", lang), "btn:ok", _BLUE))
-    return ws
 
 
 def on_tap(ui, tap):
@@ -276,6 +313,10 @@ def on_tap(ui, tap):
         if tap == "btn:ok":
             m.refusal = None
             ui.update()
+        return
+    if ui.kind == _CHECKIN:
+        from seat import checkin
+        checkin.tap(ui, tap)
         return
     if ui.kind == PLAY and tap.startswith("card:"):
         m.toggle(tap[5:])

@@ -1,8 +1,9 @@
 """The seat's mirror of what the hub last said, plus the player's unsent choices.
 
 The hub is the only authority: every field here is a copy of a hub message (``welcome``,
-``state``, ``event``, ``clock``, ``reject``, ``result``, ``seatmap``), except the card
-selection, the "intent sent, no answer yet" mark and the refusal being shown.  The firmware
+``state``, ``event``, ``clock``, ``reject``, ``result``, ``seatmap``, ``note``), except the
+card selection, the digits typed at check-in, the "intent (or check-in) sent, no answer
+yet" marks and the refusal being shown.  The firmware
 never decides legality; it may pre-check a selection to grey out the Play button.
 
 Times are ``time.ticks_ms()`` values passed in by the caller (no hidden clock here).
@@ -132,7 +133,7 @@ class Mirror:
         self.table = ""
         self.event = ""
         self.player = None  # {id, name} of this seat's player, or None
-        self.screen = "waiting"  # the hub's screen: waiting / deal / result / paused
+        self.screen = "waiting"  # the hub's screen: waiting / checkin / deal / result / paused
         self.view = None  # BigTwo.view(seat) as the hub sent it (without its "result")
         self.turn = None  # the decision point an intent must carry
         self.players = {}
@@ -149,6 +150,11 @@ class Mirror:
         self.fault = None  # a text for the connecting screen (unknown device, bad config)
         self.alert = None  # seat that just announced 报单, until the next round
         self.called = False  # the referee was called; cleared by the next game change
+        # (Few new fields: a 64 KB heap feels every slot of this object's dict.)
+        self.typed = ""  # check-in: the player number's digits typed so far (at most 6)
+        self.checking = None  # check-in: ticks_ms it was sent, until answered (the keypad locks)
+        self.note = None  # a referee's note: (text in this seat's language, ticks_ms it came),
+        # until the screen changes or 10 s pass (the UI takes it down)
 
     def apply(self, msg, now):
         """Take one hub message (already checked by the link codec) received at ``now``."""
@@ -178,6 +184,9 @@ class Mirror:
                 _short(self.seatmap.get("player"))
             self.pending = None
             self.alert = None
+            self.checking = None  # a check-in sent is answered (a right number: ``checked``)
+            if self.screen != "checkin" or self.checked():
+                self.typed = ""  # the digits go once they are no longer wanted
         elif t == "event":
             self.called = False
             if msg["turn"] != self.turn:
@@ -204,6 +213,10 @@ class Mirror:
             else:
                 self.pending = None
                 self.refusal = (msg["code"], text_)
+                if self.checking is not None:  # the hub refused the number: the keypad is free again
+                    self.checking = None
+                    if msg["code"] == "checkin_wrong":
+                        self.typed = ""  # type it again from the start
         elif t == "result":
             self.result = slim_result(msg["result"])
             self.screen = "result"
@@ -211,6 +224,11 @@ class Mirror:
         elif t == "seatmap":
             self.seatmap = msg["seatmap"]
             _short(self.seatmap.get("player"))
+            self.checking = None
+            if self.checked():
+                self.typed = ""
+        elif t == "note":
+            self.note = (msg["zh"] if self.lang == text.ZH else msg["en"], now)
         if t == "state" or t == "event" or t == "clock":
             c = msg["clock"]
             self.has_clock = c is not None
@@ -226,6 +244,10 @@ class Mirror:
             self.selected = [c for c in self.selected if c in hand]
 
     # ---- questions the screens ask --------------------------------------------------
+
+    def checked(self):
+        """This round's player has checked in at this seat (the hub's seat map says so)."""
+        return bool(self.seatmap and self.seatmap.get("checked") is True)
 
     def clock_left(self, now):
         """Milliseconds left on the running clock (counted down locally from the hub's figure)."""

@@ -31,7 +31,8 @@ event|赛事：%s|Event: %s
 your_turn|轮到你|Your turn
 wait_for|等待%s|Waiting for %s
 reconnecting|重新连接…|Reconnecting…
-paused|裁判已暂停|Paused by the referee
+paused|暂停 · 裁判处理中|Paused (referee)
+paused_long|暂停 · 裁判处理中，请等待恢复|Paused: the referee is handling it; please wait
 call_ref|叫裁判|Referee
 called|已叫裁判，请稍候|Referee called; please wait
 board|第%d副|Board %d
@@ -71,6 +72,12 @@ col_score|得分|Score
 col_place|名次|Place
 next_seat|下一轮：第%s桌 %s|Next round: table %s, %s
 stay|请留在座位，等待下一副|Stay seated for the next deal
+checkin_who|第%s桌 %s · 本轮选手 %s|Table %s, %s · this round: %s
+prev_go|上轮选手请到 第%s桌 %s|Previous player: go to table %s, %s
+checkin_ask|请输入选手号，再点确认|Type your player number, then Confirm
+key_del|删除|Delete
+key_ok|确认|Confirm
+checked|已签到，请等待开始|Checked in, waiting for the start
 seat_E|东家|East
 seat_S|南家|South
 seat_W|西家|West

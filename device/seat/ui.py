@@ -1,5 +1,6 @@
 """The screen manager: which screen is up, the hit map, drawing, and what the app's loop
-does for the screens every 100 ms (the countdown, the refusal's five seconds).
+does for the screens every 100 ms (the countdown, the refusal's five seconds, a referee
+note's ten, an unanswered check-in's five).
 
 Widgets never draw themselves when they change: a change marks rows dirty
 (:meth:`UI.invalidate`) and the app's loop has :meth:`UI.draw` redraw every band that
@@ -22,6 +23,8 @@ from seat import gfx, screens
 from seat import font16, font24
 
 _SHOW_MS = const(5000)  # a refusal stays up this long unless dismissed or the game moves on
+_NOTE_MS = const(10000)  # a referee's note stays up this long unless the screen changes
+_CHECKIN_MS = const(5000)  # a check-in the hub has not answered by then frees the keypad
 
 
 class UI:
@@ -37,8 +40,15 @@ class UI:
         self.f24 = gfx.Font(font24)
         self.kind = None  # the base screen (screens.pick)
         self.overlay = False  # a refusal is shown over it
+        self.note_on = None  # (note, screen name, hub's screen) a referee's note went up on:
+        # a change of either screen takes it down
         self.refused_at = 0  # ticks_ms when the refusal went up
-        self.widgets = []  # the base screen's, then the overlay's
+        # The base screen's widgets, then the note's and the refusal's.  A rebuild empties
+        # and refills this list in place (deleting a slice keeps a list's room), so a tap
+        # allocates no new list: one was a 256-byte block on the play screen, which a
+        # fragmented heap sometimes could not find (a MemoryError, then a resync).  Only
+        # :meth:`release` lets the list itself go (before a new view is parsed).
+        self.widgets = []
         self.first_tap = 0  # index of the first widget that takes taps (the overlay's while up)
         self.digits = bytearray(3)  # the clock's seconds, drawn without building a text
         self._lo = display.height
@@ -69,14 +79,26 @@ class UI:
             self.refused_at = now
         # The old widgets go first: they are garbage once the new ones exist, and the
         # heap is small enough that both at once matter.
-        self.widgets = []
+        ws = self.widgets
+        del ws[:]
         self._gen += 1
-        ws = screens.build(self, now)
+        screens.build(self, now, ws)
+        note = m.note
+        if note is not None:
+            on = self.note_on
+            name = screens.name(self)
+            if on is None or on[0] is not note:  # just arrived: it belongs to this screen
+                self.note_on = (note, name, m.screen)
+            elif on[1] != name or on[2] != m.screen:
+                m.note = note = None  # the screen changed: the note was about the one before
+        if note is None:
+            self.note_on = None
+        else:
+            screens.note(self, note[0], ws)
         self.first_tap = 0
         if self.overlay:
             self.first_tap = len(ws)
-            ws += screens.refusal(self)
-        self.widgets = ws
+            screens.refusal(self, ws)
         self._gen += 1
         self.invalidate(0, self.display.height)
         if self.emit:
@@ -86,7 +108,7 @@ class UI:
         """Out of memory: drop the widgets (the next update rebuilds them from the mirror).
         The heap is not compacted, so freeing a screen's small objects is what makes room
         for the next frame."""
-        self.widgets = []
+        self.widgets = []  # the list's room too: a 4 KB state is parsed next
         self._gen += 1
 
     def tap(self, x, y):
@@ -171,10 +193,17 @@ class UI:
     def tick(self, now):
         """Called by the app's loop every 100 ms: on the 明牌/加倍 and play screens the
         countdown is redrawn when its seconds change, and the screen is rebuilt when the
-        seat's own time runs out (input locks at zero); a refusal goes after five seconds."""
+        seat's own time runs out (input locks at zero); a refusal goes after five seconds,
+        a referee's note after ten, and a check-in unanswered for five frees the keypad."""
         m = self.m
         if self.overlay and time.ticks_diff(now, self.refused_at) >= _SHOW_MS:
             m.refusal = None
+            self.update()
+        if m.note is not None and time.ticks_diff(now, m.note[1]) >= _NOTE_MS:
+            m.note = None
+            self.update()
+        if m.checking is not None and time.ticks_diff(now, m.checking) >= _CHECKIN_MS:
+            m.checking = None  # no answer (a hub without check-in?): the player may try again
             self.update()
         if self.kind == screens.DECISION or self.kind == screens.PLAY:
             left = m.clock_left(now)

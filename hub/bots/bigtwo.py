@@ -31,15 +31,25 @@ _ACE = 11
 
 
 class BigTwoBot:
-    """A deterministic computer player; ``seed`` breaks ties so different bots differ."""
+    """A deterministic computer player; ``seed`` breaks ties so different bots differ.
 
-    def __init__(self, seed=0):
+    ``whim`` (0 to 1, default 0) is how often it makes a person's offhand choice instead of its
+    best one — any legal play or pass.  Simulated fields (the demo's tables) use it so that
+    the tables of a group, which play the same cards, do not all come out the same.
+    """
+
+    def __init__(self, seed=0, whim=0.0):
+        if not 0.0 <= whim <= 1.0:
+            raise ValueError("whim must be from 0 to 1, not %r" % (whim,))
         self.rng = random.Random(seed)
+        self.whim = whim
 
     def choose(self, view, legal):
         """Pick one of ``legal`` (the seat's legal actions) from the seat's ``view``."""
         if not legal:
             raise ValueError("the bot was asked to act with no legal actions")
+        if self.whim and len(legal) > 1 and self.rng.random() < self.whim:
+            return legal[self.rng.randrange(len(legal))]
         kind = legal[0].type
         if kind in ("show", "double"):
             return self._decide(view, legal)

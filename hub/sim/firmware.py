@@ -19,7 +19,12 @@ would give it.
 Run (``SeatProcess``): ``micropython -X heapsize=… hostboot.mpy`` with the seat's
 provisioning file in ``$PAIZHUO_SEAT``.  The firmware's control channel is its stdin
 (``tap X Y``) and stdout (``ui {json}``, ``frame N PATH alloc=B ms=T rows=A-B``,
-``mem free=F low=L``, ``link up E`` / ``link down WHY``, ``intent S TYPE``, ``tap X Y ID``).
+``mem free=F low=L``, ``link up E`` / ``link down WHY``, ``intent S TYPE``, ``checkin S NO``,
+``tap X Y ID``).
+
+Check-in by touch (a simulated player types their number as a person would):
+:func:`checkin_taps` gives the keypad's tap points for a number from a seat's hit map, and
+:meth:`SeatProcess.check_in` taps them one at a time, each after the seat redrew.
 
     >>> fw = build()                                            # doctest: +SKIP
     >>> with SeatProcess(fw, "S-0001", "ab" * 32, port, folder) as seat:   # doctest: +SKIP
@@ -183,6 +188,48 @@ def run_snippet(firmware, code, data_heap=DATA_HEAP, timeout=60, env=None, micro
     exe = micropython or find_tool("micropython")
     return subprocess.run([exe, "-X", "heapsize=%d" % firmware.heapsize(data_heap), "-c", "import hostboot\n" + code],
                           capture_output=True, text=True, timeout=timeout, env=full)
+
+
+# ---- check-in by touch ----------------------------------------------------------------------
+
+MAX_PLAYER_NO = 999999  # the seat's keypad takes six digits
+
+
+def _keypad_digits(number):
+    if type(number) is not int or not 0 <= number <= MAX_PLAYER_NO:
+        raise ValueError("a player number for the check-in keypad must be a whole number from 0 to %d "
+                         "(six digits), not %r" % (MAX_PLAYER_NO, number))
+    return str(number)
+
+
+def checkin_taps(ui, number):
+    """The screen points ``[(x, y), …]`` that type ``number`` on a seat's check-in keypad and
+    then press 确认, from the seat's hit map (a ``ui`` control line, decoded: ``SeatProcess.ui``).
+
+    The keypad's keys are ``key:0`` … ``key:9`` and ``btn:checkin`` in the hit map; each
+    point is the middle of its key.  ValueError for a number the keypad cannot take,
+    SeatError when the hit map has no keypad (not the check-in screen).
+
+    >>> keys = {"key:%d" % d: [244 + 80 * (d % 3), 96, 72, 48, 1] for d in range(10)}
+    >>> keys["btn:checkin"] = [404, 258, 72, 48, 0]
+    >>> checkin_taps({"screen": "checkin", "widgets": keys}, 12)
+    [(360, 120), (440, 120), (440, 282)]
+    """
+    digits = _keypad_digits(number)
+    widgets = ui.get("widgets", {}) if ui else {}
+    out = []
+    for wid in ["key:" + d for d in digits] + ["btn:checkin"]:
+        w = widgets.get(wid)
+        if w is None:
+            raise SeatError("no check-in keypad on screen %s (no %s): the seat is not at check-in" % (
+                ui and ui.get("screen"), wid))
+        out.append((w[0] + w[2] // 2, w[1] + w[3] // 2))
+    return out
+
+
+def _on(ui, wid):
+    w = ui["widgets"].get(wid)
+    return bool(w) and bool(w[4])
 
 
 # ---- running a seat -------------------------------------------------------------------------
@@ -358,6 +405,29 @@ class SeatProcess:
         """Tap the middle of a widget of the current hit map."""
         x, y, w, h = self.widget(wid)[:4]
         self.tap(x + w // 2, y + h // 2)
+
+    def check_in(self, number, timeout=15.0):
+        """Type ``number`` on the check-in keypad and press 确认, as a person would: wait for
+        the keypad, clear what is typed (删除), tap each digit and wait for the seat to redraw
+        it, then 确认.  Returns the ``s`` of the ``checkin`` frame the seat sent; the hub's
+        answer (a state with ``checked``, or a refusal) is the caller's to wait for:
+        ``wait_screen("checked_in")`` / ``wait_screen("refusal")``."""
+        _keypad_digits(number)
+        ui = self.wait_screen("checkin", timeout, where=lambda u: _on(u, "key:0") or _on(u, "btn:del"))
+        while _on(ui, "btn:del"):
+            mark = self.mark()
+            self.tap_widget("btn:del")
+            ui = self.wait_screen("checkin", timeout, after=mark)
+        points = checkin_taps(ui, number)
+        for x, y in points[:-1]:
+            mark = self.mark()
+            self.tap(x, y)
+            ui = self.wait_screen("checkin", timeout, after=mark)
+        self.wait_screen("checkin", timeout, where=lambda u: _on(u, "btn:checkin"))
+        mark = self.mark()
+        self.tap(*points[-1])
+        line = self.wait_line("checkin ", after=mark, timeout=timeout)
+        return int(line.split()[1])
 
     # ---- life ---------------------------------------------------------------------------
 

@@ -6,9 +6,10 @@ modules of ``bytes`` (the shape of peterhinch's font-to-py output) that it reads
 
 - ``font16`` — UI text, a 16-row cell (the font drawn at 15 px so descenders fit): every
   character of ``device/seat/text.py``, of the refusal texts the hub can send (string
-  literals of the engine, the link codec and the table hub), printable ASCII, any
-  ``extra`` text (players' names known at build time) and U+FFFD, drawn as a box for
-  anything missing.
+  literals of the engine, the link codec and the table hub), printable ASCII, the 3,755
+  common hanzi of GB 2312 level 1 (一级汉字: players' names arrive from the venue at run time,
+  after the boards are flashed), any ``extra`` text (a rarer name known at build time) and
+  U+FFFD, drawn as a box for anything missing.
 - ``font24`` — card faces, a 24-row cell: ``0-9 J Q K A`` and the four suit symbols.
 
 Module layout (one glyph = HEIGHT rows of ROW bytes, MONO_HLSB: bit 7 is the left pixel)::
@@ -79,9 +80,27 @@ def hub_texts(root=ROOT):
     return chars
 
 
+def common_hanzi():
+    """GB 2312 level 1 (一级常用汉字), 3,755 characters: the rows 0xB0–0xD7 of the code, which
+    cover nearly every name on an entry list.  About 120 KB of glyphs in the board's flash.
+
+    >>> h = common_hanzi(); len(h), "张" in h, "李" in h, "王" in h
+    (3755, True, True, True)
+    """
+    chars = set()
+    for hi in range(0xB0, 0xD8):
+        for lo in range(0xA1, 0xFF):
+            if hi == 0xD7 and lo > 0xF9:  # the last row of level 1 ends at D7F9
+                break
+            chars.add(bytes((hi, lo)).decode("gb2312"))
+    return chars
+
+
 def ui_chars(extra=""):
-    """The characters of ``font16``: UI texts, hub texts, printable ASCII, ``extra``, U+FFFD."""
+    """The characters of ``font16``: UI texts, hub texts, printable ASCII, the common hanzi,
+    ``extra``, U+FFFD."""
     chars = set(chr(c) for c in range(32, 127))
+    chars.update(common_hanzi())
     for s in _load_text_module().all_texts():
         chars.update(s)
     chars.update(hub_texts())

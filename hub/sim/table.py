@@ -57,7 +57,7 @@ class SimTable:
     """
 
     def __init__(self, folder, boards="1", secret="paizhuo demo", clock_scale=1.0, players=None,
-                 port_order="WSEN", lang="zh", firmware=None, frames_keep=4, clock=None):
+                 port_order="WSEN", lang="zh", firmware=None, frames_keep=4, clock=None, venue=None):
         # Absolute: the seat processes run in their own folders and read paths from their config.
         self.folder = Path(folder).resolve()
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -75,6 +75,11 @@ class SimTable:
         self.hub = None
         self.hub_runs = 0
         self.latencies = None  # a list to measure touch → all seats redrawn (ms), see touch()
+        # ``venue``: {"broker": "host:port", "event": id, "hub": id, "table": name} puts the hub in
+        # venue mode: the venue's round specs bring deals and players, the seats check players in.
+        self.venue = dict(venue) if venue else None
+        self.hub_id = self.venue["hub"] if self.venue else "T07"
+        self.table_id = self.venue["table"] if self.venue else "7"
         self.config_path = self.folder / "table.toml"
         self.log_path = self.folder / "table.sqlite"
 
@@ -97,15 +102,20 @@ class SimTable:
     def write_config(self):
         clock = {"scale": self.clock_scale, "next_deal_seconds": 2}
         clock.update(self.clock)
-        lines = ["[table]", 'hub = "T07"', 'id = "7"', 'event = "paizhuo demo"', 'lang = %s' % toml_str(self.lang),
-                 'log = "table.sqlite"', "", "[clock]"]
+        lines = ["[table]", "hub = %s" % toml_str(self.hub_id), "id = %s" % toml_str(self.table_id),
+                 'event = "paizhuo demo"', 'lang = %s' % toml_str(self.lang), 'log = "table.sqlite"', ""]
+        if self.venue:
+            lines += ["[venue]", "broker = %s" % toml_str(self.venue["broker"]),
+                      "event = %s" % toml_str(self.venue["event"]), "keepalive_seconds = 5", ""]
+        lines += ["[clock]"]
         lines += ["%s = %s" % (k, v) for k, v in clock.items()]
         lines += ["", "[link]", "ports = [%s]" % ", ".join(toml_str(self.links[s].hub_path) for s in self.port_order), ""]
         for seat in SEATS:  # the blocks `paizhuo provision` writes
             lines += [device_block(DEVICES[seat], device_key(self.secret, DEVICES[seat]), seat), ""]
-        for seat, (pid, name) in sorted(self.players.items()):
-            lines += ["[players.%s]" % seat, "id = %s" % toml_str(pid), "name = %s" % toml_str(name), ""]
-        lines += ["[deals]", "secret = %s" % toml_str("text:" + self.secret), "boards = %s" % toml_str(self.boards), ""]
+        if not self.venue:
+            for seat, (pid, name) in sorted(self.players.items()):
+                lines += ["[players.%s]" % seat, "id = %s" % toml_str(pid), "name = %s" % toml_str(name), ""]
+            lines += ["[deals]", "secret = %s" % toml_str("text:" + self.secret), "boards = %s" % toml_str(self.boards), ""]
         self.config_path.write_text("\n".join(lines), encoding="utf-8")
 
     def start_hub(self):
@@ -171,7 +181,7 @@ class SimTable:
             return []
         db = eventlog.open_readonly(str(self.log_path))
         try:
-            return eventlog.read_entries(db, "7")
+            return eventlog.read_entries(db, self.table_id)
         finally:
             db.close()
 
@@ -181,14 +191,24 @@ class SimTable:
 
     # ---- playing by touch --------------------------------------------------------------------
 
-    def play(self, seed=1, deals=None, timeout=120.0, on_action=None, on_moment=None, until_actions=None):
+    def play(self, seed=1, deals=None, timeout=120.0, on_action=None, on_moment=None, until_actions=None,
+             until=None, on_checkin=None, whim=0.0):
         """Bots play by touching the seats until ``deals`` deals (default: every planned board)
         have results (or, with ``until_actions``, until that many actions are logged).  A seat
         whose board is dead is left alone: the hub's clock and 托管 must cope.  ``on_action(history, entry)`` is called for each logged action;
         ``on_moment(name, seats)`` at the moments worth a screenshot (first 明牌, 加倍 and play
-        screens, 报单, the result)."""
-        bots = {seat: BigTwoBot(seed * 10 + i) for i, seat in enumerate(SEATS)}
-        want = deals if deals is not None else len(_board_list(self.boards))
+        screens, 报单, the result).
+
+        In venue mode the players change each round: the bots type each new player's number
+        on the check-in keypad (``on_checkin(round, seat, player)`` after each), and play goes on
+        until ``until(history)`` is true (the venue's event is over).  ``on_checkin(round, seat,
+        player, stage)`` is called with stage "before" (the keypad is up) and "after" typing."""
+        bots = {seat: BigTwoBot(seed * 10 + i, whim=whim) for i, seat in enumerate(SEATS)}
+        if deals is not None:
+            want = deals
+        else:
+            want = None if self.venue else len(_board_list(self.boards))
+        checked_in = set()  # (round, seat): a person types the number once and waits
         deadline = time.monotonic() + timeout
         seen_actions = 0
         moments = set()
@@ -208,7 +228,11 @@ class SimTable:
             seen_actions = len(actions)
             if until_actions is not None and seen_actions >= until_actions:
                 return h
-            if len(h.played) >= want:
+            if until is not None and until(h):
+                return h
+            if self.venue:
+                self._check_in(h, checked_in, on_checkin)
+            if want is not None and len(h.played) >= want:
                 if on_moment and "result" not in moments:
                     moments.add("result")
                     self._settle_all("result")
@@ -237,6 +261,23 @@ class SimTable:
                 action = bots[seat].choose(game.view(seat), game.legal_actions(seat))
                 self.touch(seat, action)
             self._wait_log_past(d.index, turn, deadline)
+
+    def _check_in(self, h, done, on_checkin):
+        """Each live seat of the newest round whose player has not checked in yet: type the number."""
+        for rnd in h.rounds[-1:]:
+            for seat in SEATS:
+                p = rnd.player(seat)
+                if p is None or p.get("bot") or seat in rnd.checked or (rnd.round, seat) in done:
+                    continue
+                if not self.seats[seat].alive():
+                    continue
+                done.add((rnd.round, seat))
+                if on_checkin:  # the keypad as the arriving player finds it
+                    self.seats[seat].wait_screen("checkin", timeout=15)
+                    on_checkin(rnd, seat, p, "before")
+                self.seats[seat].check_in(p["no"])
+                if on_checkin:
+                    on_checkin(rnd, seat, p, "after")
 
     def touch(self, seat, action):
         """Enter ``action`` on ``seat``'s screen as a person would: tap, look, tap."""

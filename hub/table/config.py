@@ -19,7 +19,8 @@ Traceback (most recent call last):
 ...
 paizhuo.table.config.ConfigError: table.toml: devices.S-0001.key: must be the 64 hex digits of the 32-byte device key staff provisioned (got 2 characters)
 
-A complete example is in ``docs/table-hub.md`` and :data:`EXAMPLE`.
+A complete example is in ``docs/table-hub.md`` and :data:`EXAMPLE`; venue mode (``[venue]``,
+``[seats]``, spare boards with ``seat = "spare"``) in :data:`EXAMPLE_VENUE`.
 """
 
 import hashlib
@@ -31,9 +32,11 @@ from ..errors import CodedError
 from ..rules import engine as engine_of
 from ..venue import deals as deals_
 
-__all__ = ["ConfigError", "TableConfig", "Device", "Clocks", "DealPlan", "load", "load_text", "EXAMPLE"]
+__all__ = ["ConfigError", "TableConfig", "Device", "Clocks", "DealPlan", "VenueLink", "load", "load_text", "EXAMPLE",
+           "EXAMPLE_VENUE"]
 
 SEATS = ("E", "N", "W", "S")
+SPARE = "spare"  # a device's seat for a spare board: it plays no seat until a referee's replace
 LANGS = ("zh", "en")
 _DEV_ID = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
 _HEX64 = re.compile(r"^[0-9a-fA-F]{64}$")
@@ -55,7 +58,8 @@ class ConfigError(CodedError):
 
 
 class Device:
-    """One provisioned seat board: its id, its 32-byte key and the seat it plays."""
+    """One provisioned seat board: its id, its 32-byte key and the seat it plays (``"spare"``
+    for a spare board that a referee may put in for a failed one)."""
 
     __slots__ = ("id", "key", "seat", "lang")
 
@@ -98,6 +102,41 @@ class Clocks:
         return max(1, int(round(seconds * 1000 * self.scale)))
 
 
+class VenueLink:
+    """``[venue]``: how this hub reaches the venue over MQTT (see docs/table-hub.md).
+
+    - ``host``, ``port``: the broker; ``event``: the event id (the topic segment);
+    - ``username`` (default the hub id) and ``password_file`` (None: no password, the
+      embedded demo broker); the file must be readable by its owner only (mode 0600);
+    - ``outbox``: the SQLite outbox that keeps results and alerts until the venue acks them;
+    - ``keepalive_s``: MQTT keepalive (the broker publishes the hub's last will ``offline``
+      about 1.5 keepalives after the hub vanishes); ``resend_s``: unacked messages are sent
+      again this often.
+    """
+
+    __slots__ = ("host", "port", "event", "username", "password_file", "outbox", "keepalive_s", "resend_s")
+
+    def __init__(self, host, port, event, username, password_file, outbox, keepalive_s=5, resend_s=5.0):
+        self.host = host
+        self.port = port
+        self.event = event
+        self.username = username
+        self.password_file = password_file
+        self.outbox = outbox
+        self.keepalive_s = keepalive_s
+        self.resend_s = resend_s
+
+    def password(self):
+        """The password (first line of ``password_file``), or None without one."""
+        if self.password_file is None:
+            return None
+        with open(self.password_file, encoding="utf-8") as f:
+            return f.readline().strip()
+
+    def __repr__(self):  # never print the password
+        return "VenueLink(%s:%d, event=%r, user=%r)" % (self.host, self.port, self.event, self.username)
+
+
 class DealPlan:
     """The deals this table plays, in order: a list of :class:`paizhuo.venue.deals.DealRecord`."""
 
@@ -115,7 +154,7 @@ class TableConfig:
     """A checked table configuration.  Build it with :func:`load` or :func:`load_text`."""
 
     __slots__ = ("path", "hub", "table", "event", "game", "lang", "rules", "log", "ports", "baudrate",
-                 "devices", "players", "clocks", "deals", "digest")
+                 "devices", "players", "clocks", "deals", "digest", "venue", "bots", "bot_think_ms", "bot_whim")
 
     def __init__(self, **fields):
         for name in self.__slots__:
@@ -126,10 +165,16 @@ class TableConfig:
         return self.devices.get(dev_id)
 
     def seat_device(self, seat):
+        """The device configured for ``seat`` (spares have none), or None."""
         for d in self.devices.values():
             if d.seat == seat:
                 return d
         return None
+
+    @property
+    def spares(self):
+        """Ids of the spare boards (``seat = "spare"``), sorted."""
+        return sorted(d.id for d in self.devices.values() if d.seat == SPARE)
 
     def player(self, seat):
         return self.players.get(seat)
@@ -276,9 +321,26 @@ def _build(data, file, base, digest):
     )
     c.done()
 
-    ln = top.section("link", required=True)
-    ports = ln.get("ports", "list", required=True)
-    if not ports or not all(isinstance(p, str) and p for p in ports):
+    sb = top.section("seats")
+    bots = sb.get("bots", "list", [])
+    if not all(isinstance(b, str) and b in SEATS for b in bots) or len(set(bots)) != len(bots):
+        sb.fail("bots", "must list seats E, N, W, S (each once) that the hub's bot plays, not %r" % (bots,),
+                "必须列出由主机机器人打的座位 E、N、W、S（每个一次），而不是 %r" % (bots,), "bad_seat")
+    bots = tuple(s for s in SEATS if s in bots)
+    bot_think_ms = sb.seconds("bot_think_seconds", 0.5, 0, 60)
+    # How often a bot seat makes a person's offhand choice (simulated fields; 0 for 人机赛 and 托管).
+    bot_whim = sb.get("bot_whim", "num", 0.0)
+    if not 0 <= bot_whim <= 1:
+        sb.fail("bot_whim", "must be from 0 to 1 (a share of the bot's decisions), not %r" % (bot_whim,),
+                "必须在 0 到 1 之间（机器人随意出牌的比例），而不是 %r" % (bot_whim,), "out_of_range")
+    sb.done()
+    all_bots = len(bots) == len(SEATS)  # a table of bots only needs no boards and no ports
+
+    ln = top.section("link", required=not all_bots)
+    ports = ln.get("ports", "list", required=not all_bots)
+    if ports is None:
+        ports = []
+    elif not (ports or all_bots) or not all(isinstance(p, str) and p for p in ports):
         ln.fail("ports", "must list the serial ports of the seat boards, like [\"/dev/ttyACM0\", ...]",
                 "必须列出座位板的串口，如 [\"/dev/ttyACM0\", ...]")
     if len(set(ports)) != len(ports):
@@ -293,7 +355,7 @@ def _build(data, file, base, digest):
     ln.done()
 
     devices = {}
-    dv = top.section("devices", required=True)
+    dv = top.section("devices", required=not all_bots)
     for dev_id in dv.data:
         d = dv.section(dev_id)
         if not _DEV_ID.fullmatch(dev_id):
@@ -304,19 +366,24 @@ def _build(data, file, base, digest):
             d.fail("key", "must be the 64 hex digits of the 32-byte device key staff provisioned (got %d characters)"
                    % len(key), "必须是工作人员配置的 32 字节设备密钥的 64 位十六进制（现为 %d 个字符）" % len(key), "bad_key")
         seat = d.get("seat", "str", required=True)
-        if seat not in SEATS:
-            d.fail("seat", "must be one of E, N, W, S, not %r" % (seat,), "必须是 E、N、W、S 之一，而不是 %r" % (seat,),
-                   "bad_seat")
+        if seat not in SEATS and seat != SPARE:
+            d.fail("seat", "must be one of E, N, W, S (or \"spare\" for a spare board), not %r" % (seat,),
+                   "必须是 E、N、W、S 之一（备用板为 \"spare\"），而不是 %r" % (seat,), "bad_seat")
+        if seat in bots:
+            d.fail("seat", "is %s, which [seats] bots gives to the hub's bot: remove the board or the seat from bots"
+                   % seat, "%s 座已在 [seats] bots 中由机器人打：请删除此板或从 bots 中去掉该座" % seat, "bot_seat")
         dlang = d.get("lang", "str", None)
         if dlang is not None and dlang not in LANGS:
             d.fail("lang", "must be \"zh\" or \"en\", not %r" % (dlang,), "必须是 \"zh\" 或 \"en\"")
         d.done()
         devices[dev_id] = Device(dev_id, bytes.fromhex(key), seat, dlang)
-    if not devices:
+    if not devices and not all_bots:
         dv.fail("", "lists no devices: add one [devices.<id>] table per seat board",
                 "没有设备：每个座位板添加一个 [devices.<编号>] 表", "no_devices")
     by_seat = {}
     for d in devices.values():
+        if d.seat == SPARE:
+            continue
         if d.seat in by_seat:
             raise ConfigError(file, "devices", "seat %s is given to both %s and %s: one board per seat"
                               % (d.seat, by_seat[d.seat], d.id),
@@ -342,11 +409,71 @@ def _build(data, file, base, digest):
         players[seat] = {"id": pid, "name": name}
     pl.done()
 
-    deals = _deal_plan(top.section("deals", required=True), game)
+    venue = _venue(top.section("venue"), hub, log, base) if "venue" in top.data else None
+    top.used.add("venue")
+    if venue is not None and "deals" not in top.data:
+        deals = DealPlan([], None)  # the venue's round specs bring the deals
+        top.used.add("deals")
+    else:
+        deals = _deal_plan(top.section("deals", required=True), game)
     top.done()
     return TableConfig(path=file, hub=hub, table=table, event=event, game=game, lang=lang, rules=rules, log=log,
                        ports=ports, baudrate=baudrate, devices=devices, players=players, clocks=clocks,
-                       deals=deals, digest=digest)
+                       deals=deals, digest=digest, venue=venue, bots=bots, bot_think_ms=bot_think_ms,
+                       bot_whim=float(bot_whim))
+
+
+def _venue(r, hub, log, base):
+    """``[venue]``: the MQTT uplink to the venue service."""
+    broker = r.get("broker", "str", required=True)
+    host, sep, port = broker.rpartition(":")
+    if not sep:
+        host, port = broker, "1883"
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]  # an IPv6 address: "[::1]:1883"
+    if not host or not port.isdigit() or not 1 <= int(port) <= 65535:
+        r.fail("broker", "must be host:port of the MQTT broker, like \"127.0.0.1:1883\", not %r" % (broker,),
+               "必须是 MQTT 服务器的 主机:端口，如 \"127.0.0.1:1883\"，而不是 %r" % (broker,), "bad_broker")
+    event = r.get("event", "str", required=True)
+    if not _DEV_ID.fullmatch(event):
+        r.fail("event", "must be the event id: 1-32 characters of A-Z a-z 0-9 - _ (as in the venue's event.toml), "
+               "not %r" % (event,), "必须是赛事编号：1 到 32 个 A-Z a-z 0-9 - _ 字符（与场地 event.toml 一致），而不是 %r"
+               % (event,), "bad_event_id")
+    username = r.get("username", "str", hub)
+    if not _DEV_ID.fullmatch(username):
+        r.fail("username", "must be 1-32 characters of A-Z a-z 0-9 - _ (the hub's broker account), not %r"
+               % (username,), "必须是 1 到 32 个 A-Z a-z 0-9 - _ 字符（主机的消息服务器账号），而不是 %r" % (username,),
+               "bad_username")
+    password_file = r.get("password_file", "str", None)
+    if password_file is not None:
+        password_file = os.path.join(base, password_file)
+        try:
+            st = os.stat(password_file)
+            with open(password_file, encoding="utf-8") as f:
+                first = f.readline().strip()
+        except (OSError, UnicodeDecodeError) as e:
+            r.fail("password_file", "cannot be read (%s): give the file `paizhuo broker` wrote for this hub"
+                   % getattr(e, "strerror", e), "无法读取（%s）：请给出 paizhuo broker 为本主机生成的文件"
+                   % getattr(e, "strerror", e), "no_password_file")
+        if st.st_mode & 0o077:
+            r.fail("password_file", "%s is readable by others (mode %o): chmod 600 it" % (password_file, st.st_mode & 0o777),
+                   "%s 可被他人读取（权限 %o）：请执行 chmod 600" % (password_file, st.st_mode & 0o777), "open_password_file")
+        if not first:
+            r.fail("password_file", "%s is empty: its first line is the password" % password_file,
+                   "%s 为空：第一行应为密码" % password_file, "no_password_file")
+    stem = os.path.splitext(log)[0]
+    outbox = r.get("outbox", "str", None)
+    outbox = stem + "-outbox.sqlite" if outbox is None else os.path.join(base, outbox)
+    if os.path.abspath(outbox) == os.path.abspath(log):
+        r.fail("outbox", "must not be the event log itself: give another file", "不能与事件日志相同：请换一个文件",
+               "bad_outbox")
+    keepalive = r.get("keepalive_seconds", "int", 5)
+    if not 1 <= keepalive <= 600:
+        r.fail("keepalive_seconds", "must be a whole number of seconds from 1 to 600, not %r" % (keepalive,),
+               "必须是 1 到 600 之间的整数秒，而不是 %r" % (keepalive,), "out_of_range")
+    resend_ms = r.seconds("resend_seconds", 5, 0.1, 600)
+    r.done()
+    return VenueLink(host, int(port), event, username, password_file, outbox, keepalive, resend_ms / 1000.0)
 
 
 def _deal_plan(r, game):
@@ -430,6 +557,8 @@ def _deal_plan(r, game):
 
 EXAMPLE = """\
 # table.toml: one table hub (see docs/table-hub.md)
+# Standalone: this file names the deals and players.  For a hub in a venue event
+# (rounds sent over MQTT) start from `paizhuo hub example --venue` instead.
 [table]
 hub = "T07"               # this hub's id (shown in the challenge)
 id = "7"                  # table number
@@ -471,4 +600,48 @@ secret = "text:demo event secret"
 round = 1
 group = 1
 boards = "1-4"
+"""
+
+EXAMPLE_VENUE = """\
+# table.toml: a table hub in a venue event (see docs/table-hub.md, "Venue mode").
+# The venue service sends each round's deals and seating over MQTT; this file
+# only says who the hub is, where the broker is and which seat boards it has.
+[table]
+hub = "T07"               # this hub's id: also its broker username by default
+id = "7"                  # table number (the venue's [[tables]] table)
+event = "2026 national"   # event name shown on the seats
+game = "bigtwo"
+log = "table7.sqlite"     # one log for every round at this table
+
+[venue]
+broker = "127.0.0.1:1883"        # the venue's MQTT broker (host:port)
+event = "demo"                   # the event id of the venue's event.toml
+# username = "T07"               # default: [table] hub
+# password_file = "T07.pass"     # from `paizhuo broker`; mode 0600 (none for the embedded demo broker)
+# outbox = "table7-outbox.sqlite"  # default: <log name>-outbox.sqlite
+keepalive_seconds = 5            # the venue sees the hub offline within about 1.5 × this
+
+[seats]
+# bots = ["N", "W", "S"]         # seats the hub's bot plays from the first move (no board needed)
+bot_think_seconds = 0.5          # the bot's pause before each move (0 = at once)
+# bot_whim = 0.2                 # demo fields only: how often a bot seat plays offhand (0 to 1)
+
+[link]
+ports = ["/dev/ttyACM0", "/dev/ttyACM1", "/dev/ttyACM2", "/dev/ttyACM3"]
+
+[devices.S-0001]
+key = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+seat = "E"
+[devices.S-0002]
+key = "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+seat = "N"
+[devices.S-0003]
+key = "404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+seat = "W"
+[devices.S-0004]
+key = "606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+seat = "S"
+[devices.S-0099]          # a spare board: a referee's "replace" puts it in for a failed one
+key = "808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+seat = "spare"
 """

@@ -26,7 +26,23 @@ call          ``seat``, ``dev``, ``why``, ``deal``, ``turn`` (叫裁判)
 rejects       ``counts`` ({seat or port: {code: n}}), ``deal``
 waiting       ``reason`` (every planned deal is played)
 hub_stop      ``reason``
+round         a venue round spec loaded (venue mode): ``id``, ``round``, ``group``, ``game``,
+              ``table``, ``boards``, ``players`` ({seat: id, name, no, bot}), ``moves``,
+              ``start`` (the plan index of its first deal), ``deals`` (the deal records).
+              A second ``round`` entry with the same number replaces the last one (allowed
+              only before that round has started)
+round_start   ``round``, ``id``: the venue's start for that round
+checkin       ``round``, ``seat``, ``no``, ``player``, ``dev``: a player checked in
+unchecked     ``round``, ``seats``: seats that played the round's first deal without a
+              check-in (written with that ``deal_start``)
+replace       ``seat``, ``dev`` (the board from now on), ``old``, ``by``, ``reason``
+ack_call      ``seat``, ``by``: a referee acknowledged a call
+note          ``seat`` (or null: every seat), ``en``, ``zh``: a referee's message
 ============  =========================================================================
+
+The plan a table plays is the configuration's ``[deals]`` (if any) followed by every
+``round`` entry's deals (:class:`Plan`); the deal index in ``deal_start`` is the index in
+that whole plan, so it stays unique across rounds.
 """
 
 from ..errors import CodedError
@@ -34,7 +50,9 @@ from ..rules import bigtwo
 from ..venue import deals as deals_
 from . import eventlog
 
-__all__ = ["DealHistory", "TableHistory", "HistoryError", "audit", "AuditReport"]
+__all__ = ["DealHistory", "TableHistory", "HistoryError", "audit", "AuditReport", "RoundPlan", "Plan"]
+
+SEATS = bigtwo.SEATS
 
 _STATES = {"bigtwo": bigtwo.BigTwo}
 
@@ -75,13 +93,130 @@ class DealHistory:
         return self.result is not None
 
 
+class RoundPlan:
+    """One round of a table's plan: its deals, its players and where it stands.
+
+    ``venue`` rounds come from the venue's round spec and need the venue's start and every
+    player's check-in before their first deal; the configuration's ``[deals]`` form a round
+    with ``venue=False`` that starts as soon as the seats are there (as a standalone hub).
+
+    >>> r = RoundPlan(1, 1, [], {"E": {"id": "P1", "name": "A", "no": 1, "bot": False}}, venue=False)
+    >>> r.player("E")["no"], r.player("N"), r.started
+    (1, None, True)
+    """
+
+    __slots__ = ("id", "round", "group", "game", "table", "boards", "players", "moves", "records", "start",
+                 "venue", "started", "checked")
+
+    def __init__(self, round, group, records, players, venue=True, id=None, game="bigtwo", table=None,
+                 boards=None, moves=None, start=0):
+        self.id = id
+        self.round = round
+        self.group = group
+        self.game = game
+        self.table = table
+        self.records = list(records)
+        self.boards = list(boards) if boards is not None else [r.board for r in self.records]
+        self.players = dict(players)
+        self.moves = moves
+        self.start = start  # the plan index of its first deal
+        self.venue = venue
+        self.started = not venue  # the venue's start has arrived (a configured round needs none)
+        self.checked = {}  # seat -> the checkin body
+
+    def player(self, seat):
+        return self.players.get(seat)
+
+    def is_bot(self, seat):
+        """True if the round's player at ``seat`` is the computer (人机赛)."""
+        p = self.players.get(seat)
+        return bool(p and p.get("bot"))
+
+    def covers(self, index):
+        return self.start <= index < self.start + len(self.records)
+
+    def body(self):
+        """The ``round`` log entry's body."""
+        return {"id": self.id, "round": self.round, "group": self.group, "game": self.game, "table": self.table,
+                "boards": list(self.boards), "players": self.players, "moves": self.moves, "start": self.start,
+                "deals": [r.to_dict() for r in self.records]}
+
+    @classmethod
+    def from_body(cls, body, seq="?"):
+        """The round of a logged ``round`` entry; HistoryError if it does not check."""
+        try:
+            records = [deals_.DealRecord.from_dict(d) for d in body["deals"]]
+            r = cls(body["round"], body["group"], records, body["players"], id=body["id"], game=body["game"],
+                    table=body["table"], boards=body["boards"], moves=body.get("moves"), start=body["start"])
+        except (KeyError, TypeError, deals_.DealError) as e:
+            raise HistoryError(seq, "the round entry does not load: %s" % (getattr(e, "en", None) or repr(e))) from None
+        return r
+
+
+class Plan:
+    """The rounds a table plays, in order, and the deals they add up to (``records``).
+
+    >>> p = Plan()
+    >>> p.add(RoundPlan(1, 1, [], {}, id="a"))
+    >>> p.add(RoundPlan(2, 1, [], {}, id="b")); [r.id for r in p.rounds]
+    ['a', 'b']
+    >>> p.add(RoundPlan(2, 1, [], {}, id="c")); [r.id for r in p.rounds]  # round 2 again: replaced
+    ['a', 'c']
+    """
+
+    def __init__(self, base=None):
+        self.rounds = [base] if base is not None else []
+        self.records = []
+        self._index()
+
+    def _index(self):
+        self.records = []
+        for r in self.rounds:
+            r.start = len(self.records)
+            self.records.extend(r.records)
+
+    def add(self, rnd):
+        """Append ``rnd``, or replace the last round if it has the same number (a corrected spec)."""
+        last = self.rounds[-1] if self.rounds else None
+        if last is not None and last.venue and rnd.venue and last.round == rnd.round:
+            self.rounds[-1] = rnd
+        else:
+            self.rounds.append(rnd)
+        self._index()
+
+    def round_at(self, index):
+        """The round holding plan index ``index``, or None (past the end)."""
+        for r in self.rounds:
+            if r.covers(index):
+                return r
+        return None
+
+    def venue_round(self, number):
+        """The loaded venue round with this number, or None."""
+        for r in self.rounds:
+            if r.venue and r.round == number:
+                return r
+        return None
+
+    @property
+    def last_venue(self):
+        for r in reversed(self.rounds):
+            if r.venue:
+                return r
+        return None
+
+
 class TableHistory:
-    """Every deal of one table's log, replayed through the engine."""
+    """Every deal of one table's log, replayed through the engine, and the venue's rounds,
+    starts, check-ins and board replacements as logged."""
 
     def __init__(self):
         self.deals = []
         self.waiting = False
         self.entries = 0
+        self.rounds = []  # RoundPlan per loaded venue round, in plan order (a replaced one swapped)
+        self.round_starts = set()  # round numbers the venue started
+        self.devices = {}  # seat -> device id, from replace entries (the last one wins)
 
     @property
     def current(self):
@@ -135,7 +270,34 @@ class TableHistory:
                     d.result = b
             elif e.kind == "waiting":
                 h.waiting = True
+            elif e.kind == "round":
+                rnd = RoundPlan.from_body(b, e.seq)
+                if h.rounds and h.rounds[-1].round == rnd.round:
+                    if h.rounds[-1].round in h.round_starts:
+                        raise HistoryError(e.seq, "round %s is replaced after it started" % rnd.round)
+                    h.rounds[-1] = rnd
+                elif h.rounds and rnd.round < h.rounds[-1].round:
+                    raise HistoryError(e.seq, "round %s is loaded after round %s" % (rnd.round, h.rounds[-1].round))
+                else:
+                    h.rounds.append(rnd)
+            elif e.kind in ("round_start", "checkin"):
+                rnd = h.venue_round(b.get("round"))
+                if rnd is None:
+                    raise HistoryError(e.seq, "%s for round %r, which was never loaded" % (e.kind, b.get("round")))
+                if e.kind == "round_start":
+                    h.round_starts.add(rnd.round)
+                    rnd.started = True
+                else:
+                    rnd.checked[b.get("seat")] = b
+            elif e.kind == "replace":
+                h.devices[b.get("seat")] = b.get("dev")
         return h
+
+    def venue_round(self, number):
+        for r in self.rounds:
+            if r.round == number:
+                return r
+        return None
 
 
 class AuditReport:
@@ -185,6 +347,11 @@ def audit(path):
                     continue
                 if rec.to_engine_deal() != d.game.deal:
                     report.fail("%s: the engine was started with other cards than the deal record" % where)
+                    continue
+                rnd = next((r for r in h.rounds if r.covers(d.index)), None)
+                if rnd is not None and rnd.records[d.index - rnd.start].hash != rec.hash:
+                    report.fail("%s: the deal is not board %s of round %s as the venue's spec gave it"
+                                % (where, rnd.records[d.index - rnd.start].board, rnd.round))
                     continue
                 if not d.finished:
                     report.note("%s: in progress at turn %d" % (where, len(d.game.actions)))

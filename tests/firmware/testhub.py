@@ -7,6 +7,9 @@ sends back.
     hub.on_session = lambda h: h.send(state_msg(...))
     hub.open(); hub.challenge()
     hub.wait_msg("intent")
+
+``on_message(hub, msg)``, if set, is called (in the hub's thread) with every message accepted
+in a session: a test can answer like a hub would (e.g. a ``checkin`` with a new state).
 """
 
 import os
@@ -40,6 +43,7 @@ class TestHub:
         self.hub_id = hub_id
         self.auto = auto
         self.on_session = None
+        self.on_message = None
         self.fd = None
         self.nonce = None
         self.session = None
@@ -177,6 +181,8 @@ class TestHub:
             self._cond.notify_all()
         if msg["t"] == "resync" and self.auto and self.last_state is not None:
             self.send(self.last_state)  # what the real hub does: a full state
+        if self.on_message:
+            self.on_message(self, msg)
 
     def _error(self, code):
         with self._cond:

@@ -122,6 +122,8 @@ SEAT_OK = [
     ("call without why", {"t": "call", "s": 6}),
     ("call with why", {"t": "call", "s": 6, "why": "屏幕无响应"}),
     ("ack", {"t": "ack", "s": 7, "upto": 12}),
+    ("checkin with the typed player number", {"t": "checkin", "s": 8, "no": 12}),
+    ("checkin with number 0", {"t": "checkin", "s": 8, "no": 0}),
 ]
 
 HUB_OK = [
@@ -141,6 +143,13 @@ HUB_OK = [
     ("seatmap with the next seat", {"t": "seatmap", "s": 7, "seatmap": {"table": "7", "seat": "E", "player": PLAYER,
                                                                          "next": {"table": "3", "seat": "W"}}}),
     ("hub messages may carry extra fields (a newer hub)", {"t": "clock", "s": 8, "clock": CLOCK, "game": "bigtwo"}),
+    ("state checkin: player with no and bot, next seat, checked", {
+        "t": "state", "s": 2, "screen": "checkin", "view": None, "turn": None, "clock": None,
+        "players": {"E": {"id": "P012", "name": "李四", "no": 12, "bot": False}, "N": {"id": "AI1", "name": "AI", "no": None, "bot": True}},
+        "result": None, "seatmap": {"table": "7", "seat": "E", "player": {"id": "P012", "name": "李四", "no": 12, "bot": False},
+                                    "next": {"table": "3", "seat": "N"}, "checked": False}}),
+    ("seatmap checked", {"t": "seatmap", "s": 7, "seatmap": {"table": "7", "seat": "E", "player": PLAYER, "next": None, "checked": True}}),
+    ("note", {"t": "note", "s": 9, "en": "A referee is on the way", "zh": "裁判已收到，请稍候"}),
 ]
 
 
@@ -209,6 +218,13 @@ SEAT_BAD = [
     ("call why 101 chars", {"t": "call", "s": 1, "why": "x" * 101}),
     ("ack upto missing", {"t": "ack", "s": 1}),
     ("ack upto true", {"t": "ack", "s": 1, "upto": True}),
+    ("checkin no missing", {"t": "checkin", "s": 1}),
+    ("checkin no negative", {"t": "checkin", "s": 1, "no": -1}),
+    ("checkin no as text", {"t": "checkin", "s": 1, "no": "12"}),
+    ("checkin no true", {"t": "checkin", "s": 1, "no": True}),
+    ("checkin no a float", {"t": "checkin", "s": 1, "no": 12.0}),
+    ("checkin with an extra field", {"t": "checkin", "s": 1, "no": 12, "seat": "E"}),
+    ("a hub's note from a seat", {"t": "note", "s": 1, "en": "x", "zh": "x"}),
 ]
 
 HUB_BAD = [
@@ -250,6 +266,16 @@ HUB_BAD = [
     ("reject zh missing", {"t": "reject", "s": 1, "code": "x", "en": "x", "ref": None}),
     ("result null", {"t": "result", "s": 1, "result": None}),
     ("seatmap null", {"t": "seatmap", "s": 1, "seatmap": None}),
+    ("state player no as text", _with(STATE, players={"E": {"id": "P1", "name": "x", "no": "12"}})),
+    ("state player no negative", _with(STATE, players={"E": {"id": "P1", "name": "x", "no": -1}})),
+    ("state player no true", _with(STATE, players={"E": {"id": "P1", "name": "x", "no": True}})),
+    ("state player bot 1", _with(STATE, players={"E": {"id": "P1", "name": "x", "bot": 1}})),
+    ("state player bot null", _with(STATE, players={"E": {"id": "P1", "name": "x", "bot": None}})),
+    ("seatmap checked text", {"t": "seatmap", "s": 1, "seatmap": {"table": "7", "seat": "E", "player": None, "next": None, "checked": "yes"}}),
+    ("seatmap player no text", {"t": "seatmap", "s": 1, "seatmap": {"table": "7", "seat": "E", "player": {"id": "P1", "name": "x", "no": "1"}, "next": None}}),
+    ("note zh missing", {"t": "note", "s": 1, "en": "x"}),
+    ("note en a number", {"t": "note", "s": 1, "en": 1, "zh": "x"}),
+    ("a seat's checkin from the hub", {"t": "checkin", "s": 1, "no": 12}),
 ]
 
 

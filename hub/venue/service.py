@@ -1,0 +1,1100 @@
+"""The venue service: hubs report over MQTT, the venue scores and seats the field, referees act.
+
+:class:`Venue` is the in-process API.  ``paizhuo venue`` runs it with a broker and the web
+pages (``hub/venue/web.py`` codes against this class only)::
+
+    venue = Venue(event_config, store, link)   # link: paizhuo.mqtt.client.MqttClient, not started
+    await venue.run(stop)                      # until stop (an asyncio.Event) is set
+
+What it does, in order (docs/venue.md tells it for staff and referees):
+
+1. **Restore** everything from the store (a restarted venue loses nothing): the event and its
+   players, the rounds seated so far, their specs, which deals each table has finished.
+2. **Seat** round 1 by the seeded draw (:func:`paizhuo.venue.movement.seat_round`), register
+   every board's deal hash (:mod:`paizhuo.venue.deals`, from the event secret), and publish
+   each table's **round spec** (retained, ``venue/round/<hub>``).
+3. **Start** the round: a referee calls :meth:`Venue.start_round`, or with ``auto_start`` the
+   venue does as soon as every hub of the round reports (live snapshot) that it has loaded it.
+4. **Results** (``hub/<hub>/result``): checked (wire format, the hub's own table, a round and
+   board it was given, the seat's player), stored idempotently with the message's outbox
+   cursor in one transaction, then acknowledged (``venue/ack/<hub>``: the highest contiguous n).
+   A deal hash other than the board's is stored but **held** out of the standings and raises
+   an alert ``deal_hash_mismatch``; a player who is not the seat's is held as ``player_mismatch``.
+5. **Standings** are recomputed in the background, coalesced (a burst of results costs one
+   recompute), and published (``venue/standings``, retained); bots are never ranked.
+6. When every table has every board, the round is **complete**: it is closed, a standings
+   snapshot is saved, the **hand records** are published (``venue/records/<round>``), and the
+   next round is seated from the standings (with ``moves``: where each seat's previous player
+   goes).  If results of the round are held, the venue waits for the referees (a release, or
+   starting the next round anyway).  After the last round, :attr:`Venue.finished` is set.
+
+Every message from the broker is hostile until checked (:mod:`paizhuo.mqtt.wire`): malformed
+JSON, unknown topics, unknown hubs or tables, wrong types are refused, kept in the store's
+refusal log (:meth:`Venue.refusals`) and change nothing else.  Outbox messages (results and
+alerts) that can be identified (epoch, n) are acknowledged even when refused: resending them
+would not help, and they stay in the store.
+
+Referee actions (:meth:`Venue.pause`, :meth:`Venue.resume`, :meth:`Venue.ack_alert`,
+:meth:`Venue.replace`, :meth:`Venue.note`, :meth:`Venue.adjust`, :meth:`Venue.release`,
+:meth:`Venue.start_round`) write a ``<action>_requested`` line to the audit log **first**, then
+act; a refusal writes ``<action>_refused`` (with the code) and raises :class:`VenueError`; an
+operation a hub carries out writes ``<action>_reply`` with the hub's answer.
+
+Example (no broker needed to seat a round; ``link`` may be any object with ``publish`` and
+``subscribe`` until :meth:`run` starts it)::
+
+>>> from paizhuo.venue.event import load_text, EXAMPLE
+>>> from paizhuo.venue.store import Store
+>>> class Recorder:
+...     def __init__(self): self.sent = []
+...     def publish(self, topic, payload, qos=1, retain=False): self.sent.append((topic, retain))
+...     def subscribe(self, topic, qos=1): pass
+>>> venue = Venue(load_text(EXAMPLE, "event.toml", base="/tmp"), Store(":memory:"), Recorder())
+>>> venue.restore(); venue.round
+1
+>>> sorted(venue.spec_of("T01")["players"]), venue.spec_of("T01")["boards"]
+(['E', 'N', 'S', 'W'], [1, 2, 3, 4])
+>>> [row["table"] for row in venue.glance()]
+['1', '2']
+"""
+
+import asyncio
+import json
+import logging
+import re
+import time
+import uuid
+
+from ..errors import CodedError
+from ..mqtt import wire
+from . import deals as deals_
+from . import movement
+from . import records as records_
+from . import scoring
+from .event import BOT_PREFIX
+from .store import StoreError
+
+__all__ = ["Venue", "VenueError", "STANDINGS_DELAY", "REPLY_TIMEOUT"]
+
+log = logging.getLogger("paizhuo.venue")
+
+STANDINGS_DELAY = 0.05   # s: results arriving within this window share one recompute
+REPLY_TIMEOUT = 10.0     # s: how long a referee action waits for the hub's reply
+START_RESEND = 5.0       # s: a hub that shows the round loaded but not started gets the start again
+REFUSALS_PER_MINUTE = 100  # per sender: more are counted, not stored (a flood must not fill the disk)
+SUBSCRIBER_QUEUE = 1000  # pending notifications per subscriber; a slow one misses some, never blocks us
+BOT_NAME = "电脑 Bot"
+_EPOCH = re.compile(r"[0-9a-f]{16}")  # an outbox file's epoch (docs/protocol.md)
+
+
+class VenueError(CodedError):
+    """A request the venue refuses; nothing was changed (the audit log says it was asked).
+
+    Codes: ``unknown_table``, ``unknown_alert``, ``unknown_round``,
+    ``no_who`` (an action without a referee's name), ``no_reason``, ``bad_request`` (a field
+    is wrong), ``hub_offline``, ``no_reply`` (the hub did not answer in time), ``not_ready``
+    (the round before is not complete), ``round_over``, ``not_finished`` (hand records of a
+    round still being played), ``wrong_event`` (the store holds another event); the store's
+    codes for results (``not_found``, ``no_reason``, ``no_change``, ``bad_state``,
+    ``seat_taken``, ``bad_row``); or the code a hub replied with (``no_deal``,
+    ``unknown_device``, ``bad_control``, ...).
+    """
+
+
+def _now_ms():
+    return int(time.time() * 1000)
+
+
+_META = ("event", "name", "round", "complete", "results", "updated_at")
+_LINE = ("player", "name", "no", "rank", "R", "playoff", "decided_by", "deals", "firsts", "mp")
+
+
+def _line(p):
+    """A full standings entry cut to its summary line."""
+    return {k: p.get(k) for k in _LINE}
+
+
+class _Round:
+    """What the venue knows of one seated round."""
+
+    __slots__ = ("number", "specs", "tables", "started", "closed", "done", "waiting_alert", "_expected")
+
+    def __init__(self, number):
+        self.number = number
+        self.specs = {}          # hub → spec (as published)
+        self.tables = {}         # table → hub
+        self.started = False
+        self.closed = False
+        self.done = set()        # (table, board) with a stored result
+        self.waiting_alert = False
+        self._expected = None
+
+    def add_spec(self, hub, spec):
+        self.specs[hub] = spec
+        self.tables[spec["table"]] = hub
+        self._expected = None
+
+    def expected(self):
+        """(table, board) results the round needs (cached: it is asked after every result)."""
+        if self._expected is None:
+            self._expected = sum(len(s["boards"]) for s in self.specs.values())
+        return self._expected
+
+    def complete(self):
+        return bool(self.specs) and len(self.done) >= self.expected()
+
+
+class Venue:
+    """The venue service of one event.
+
+    ``config``: :class:`paizhuo.venue.event.EventConfig`; ``store``:
+    :class:`paizhuo.venue.store.Store` (used from the event loop's thread only); ``link``:
+    :class:`paizhuo.mqtt.client.MqttClient`, not started — :meth:`run` sets its
+    ``on_message``/``on_connect``, subscribes, starts it and stops it on the way out.
+
+    ``wall_ms``: the clock of ``last_seen`` and ``updated_at`` (ms; tests pass their own);
+    ``reply_timeout``: seconds a referee action waits for the hub; ``standings_delay``: the
+    coalescing window of the standings recompute.
+
+    Attributes: ``event_id``, ``event_name``, ``game``, ``seats``, ``round`` (the round
+    seated last, 0 before :meth:`restore`), ``finished`` (an :class:`asyncio.Event` set after
+    the last round is complete), ``recomputes`` (standings computed so far).
+    """
+
+    def __init__(self, config, store, link, *, wall_ms=None, reply_timeout=REPLY_TIMEOUT,
+                 standings_delay=STANDINGS_DELAY):
+        self.config = config
+        self.store = store
+        self.link = link
+        self.event_id = config.id
+        self.event_name = config.name
+        self.game = config.game
+        self.seats = tuple(config.seats)
+        self.round = 0
+        self.finished = asyncio.Event()
+        self.recomputes = 0
+        self.reply_timeout = reply_timeout
+        self.standings_delay = standings_delay
+        self._wall_ms = wall_ms or _now_ms
+        self._rounds = {}
+        self._hashes = {}             # (round, group, board) → deal hash
+        self._live = {}               # hub → (snapshot, venue ms when received)
+        self._online = {}             # hub → bool (last status)
+        self._subs = set()
+        self._pending = {}            # control id → Future of the hub's reply
+        self._start_sent = {}         # (round, hub) → (control id, monotonic time sent)
+        self._scored = None           # the last scoring.Standings (None: nothing scored since the start)
+        self._summary = None          # its one-line-per-player form (standings_summary())
+        self._full = None             # its full dict (standings()), made when first asked for
+        self._meta = {"results": 0, "updated_at": None}
+        self._standings_error = None
+        self._dirty = asyncio.Event()
+        self._lock = asyncio.Lock()   # one recompute / round change at a time
+        self._refusal_window = {}     # sender → [window start, stored, suppressed]
+        self._tasks = []
+        self._completing = set()
+        self._starting = set()
+        self._spec_refused = set()  # ids of round specs a hub refused (alerted once)
+        self._restored = False
+        self._hubs = {t.hub: t.table for t in config.tables}
+        self._players = {p.id: p for p in config.players}
+        self._bots = {p.id for p in config.players if p.bot}
+
+    # ---- start-up -------------------------------------------------------------------------
+
+    def restore(self):
+        """Load the event from the store (creating it on first use) and seat round 1 if nothing
+        is seated yet.  Raises :class:`VenueError` ``wrong_event`` when the store holds this
+        event id with another name, game or secret (use the event.toml the store was made
+        with, or another store path)."""
+        ev = self.event_id
+        try:
+            self.store.add_event(ev, self.event_name, self.game, secret=self.config.secret_text())
+            for p in self.config.players:
+                self.store.add_player(ev, p.id, p.name)
+        except StoreError as e:
+            if e.code != "conflict":
+                raise
+            raise VenueError("wrong_event", "the store %s already holds event %r with other details (%s): start the venue "
+                             "with the event.toml it was made with, or give [store] path a new file"
+                             % (self.store.path, ev, e.en),
+                             "数据库 %s 中的赛事 %r 与配置不同（%s）：请使用创建它时的 event.toml，或为 [store] path 指定新文件"
+                             % (self.store.path, ev, e.zh)) from None
+        for b in self.store.boards(ev):
+            self._hashes[(b["round"], int(b["group"] or 1), b["board"])] = b["deal_hash"]
+        for row in self.store.round_specs(ev):
+            self._rounds.setdefault(row["round"], _Round(row["round"])).add_spec(row["hub"], row["spec"])
+        for r in self.store.rounds(ev):
+            if r["round"] in self._rounds:
+                self._rounds[r["round"]].started = r["started_at"] is not None
+                self._rounds[r["round"]].closed = r["status"] == "closed"
+        for p in self.store.plays(ev):
+            if p["round"] in self._rounds:
+                self._rounds[p["round"]].done.add((p["table"], p["board"]))
+        for c in self.store.controls(ev):
+            if c["op"] == "start":
+                self._start_sent[(c["body"].get("round"), c["hub"])] = (c["id"], 0.0)
+        for hub, st in self.store.hub_status(ev).items():
+            self._online[hub] = st["online"]
+        snap = self.store.latest_standings(ev)
+        if snap is not None:  # what the last round was closed with, until the first recompute
+            self._full = {k: v for k, v in snap["data"].items() if k not in _META}
+            self._summary = dict(self._full, players=[_line(p) for p in self._full["players"]])
+            self._meta.update({k: snap["data"][k] for k in ("results", "updated_at") if k in snap["data"]})
+        self.round = max(self._rounds, default=0)
+        if self.round == 0:
+            self._seat(1)
+        elif not self._seated(self.round):
+            self._seat(self.round)  # stopped while seating: finish it (a stored seating or spec is kept)
+        if self._rounds[self.round].closed:
+            if self.round < self.config.rounds:
+                self._seat(self.round + 1)  # stopped between closing a round and seating the next
+            else:
+                self.finished.set()
+        self._restored = True
+
+    async def run(self, stop=None, on_started=None):
+        """Serve until ``stop`` is set: restore, subscribe, start the link, keep the standings
+        current, finish rounds and seat the next ones.  ``on_started(venue)`` is called once
+        the venue is restored and its link started."""
+        stop = stop or asyncio.Event()
+        if not self._restored:
+            self.restore()
+        self.link.on_message = self.handle
+        self.link.on_connect = self._link_up
+        self.link.subscribe(wire.hub_filter(self.event_id), 1)
+        self._tasks = [asyncio.ensure_future(self._standings_loop())]
+        await self.link.start()
+        self._dirty.set()
+        self._check_complete(self.round)
+        if on_started is not None:
+            on_started(self)
+        try:
+            await stop.wait()
+        finally:
+            for t in self._tasks:
+                t.cancel()
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+            for fut in self._pending.values():
+                if not fut.done():
+                    fut.cancel()
+            await self.link.stop()
+
+    def _link_up(self):
+        """After every (re)connect: the retained state again (a broker restarted without
+        persistence has lost it) and the acknowledgement of every hub cursor."""
+        for rd in self._rounds.values():
+            if rd.number == self.round:
+                self._publish_specs(rd)
+        if self._summary is not None:
+            self._publish_standings()
+        for r, rd in sorted(self._rounds.items()):
+            if rd.closed:
+                self._publish_records(r)
+        for c in self.store.cursors(self.event_id):  # a hub ignores the acks of its earlier outbox files
+            self._ack(c["hub"], c["epoch"], c["upto"])
+
+    # ---- publishing --------------------------------------------------------------------------
+
+    def _pub(self, topic, msg, retain=False, qos=1):
+        try:
+            self.link.publish(topic, wire.dumps(msg), qos=qos, retain=retain)
+        except CodedError as e:
+            log.error("cannot publish %s: %s", topic, e.en)
+
+    def _ack(self, hub, epoch, upto):
+        if upto > 0:
+            self._pub(wire.venue_topic(self.event_id, "ack", hub), {"v": 1, "epoch": epoch, "upto": upto})
+
+    def _publish_specs(self, rd):
+        for hub, spec in sorted(rd.specs.items()):
+            self._pub(wire.venue_topic(self.event_id, "round", hub), spec, retain=True)
+
+    def _publish_standings(self):
+        self._pub(wire.venue_topic(self.event_id, "standings"), self._standings_for_wire(), retain=True)
+
+    def _publish_records(self, rnd):
+        self._pub(wire.records_topic(self.event_id, rnd), records_.for_wire(self.records(rnd)), retain=True)
+
+    # ---- subscribers ---------------------------------------------------------------------------
+
+    def subscribe(self):
+        """A queue of change notices for a live page: ``{"type": "table", "table": "7"}``,
+        ``{"type": "standings"}``, ``{"type": "alert"}``, ``{"type": "audit"}``,
+        ``{"type": "round", "round": n}``.  A notice says what to fetch again, it carries no
+        data.  A subscriber that falls more than 1,000 notices behind misses some (it should
+        refetch everything); call :meth:`unsubscribe` when done."""
+        q = asyncio.Queue(SUBSCRIBER_QUEUE)
+        self._subs.add(q)
+        return q
+
+    def unsubscribe(self, queue):
+        """Stop notices to ``queue`` (from :meth:`subscribe`)."""
+        self._subs.discard(queue)
+
+    def _notify(self, notice):
+        for q in list(self._subs):
+            try:
+                q.put_nowait(notice)
+            except asyncio.QueueFull:
+                pass
+
+    # ---- the wire: every message from the broker -------------------------------------------------
+
+    def handle(self, topic, payload):
+        """Take one message from the broker (the link's ``on_message``).  Never raises: a
+        refused message is logged in the store's refusal log."""
+        try:
+            self._handle(topic, payload)
+        except Exception:  # a bug must not take the link down; the message stays unacknowledged
+            log.exception("venue: message on %s could not be handled", topic)
+
+    def _handle(self, topic, payload):
+        try:
+            t = wire.parse_topic(self.event_id, topic)
+        except wire.WireError as e:
+            return self._refuse(None, topic, payload, e)
+        if t.side != "hub":
+            return self._refuse(None, topic, payload, wire.WireError(
+                "unknown_topic", "venue topics are the venue's own; a client published on %s" % topic,
+                "venue 主题只能由场地发布；有客户端在 %s 发布" % topic))
+        hub = t.hub
+        if t.leaf in ("result", "alert"):
+            return self._outbox(t.leaf, hub, topic, payload)
+        try:
+            _, msg = wire.check(self.event_id, topic, payload)
+            if t.leaf != "reply":
+                self._check_sender(hub, msg)
+        except CodedError as e:
+            return self._refuse(hub, topic, payload, e)
+        if t.leaf == "status":
+            self._on_status(hub, msg)
+        elif t.leaf == "live":
+            self._on_live(hub, msg)
+        else:
+            self._on_reply(hub, msg, topic, payload)
+
+    def _check_sender(self, hub, msg):
+        if hub not in self._hubs:
+            raise VenueError("unknown_hub", "hub %r is not in the event's [[tables]]" % hub,
+                             "桌机 %r 不在赛事的 [[tables]] 中" % hub)
+        if msg.get("table") != self._hubs[hub]:
+            raise VenueError("unknown_table", "hub %s runs table %s, not table %r" % (hub, self._hubs[hub], msg.get("table")),
+                             "桌机 %s 负责第 %s 桌，而不是 %r" % (hub, self._hubs[hub], msg.get("table")))
+
+    def _refuse(self, hub, topic, payload, err):
+        """Keep a refused message (rate-limited per sender) and change nothing else."""
+        key = hub or "?"
+        now = time.monotonic()
+        w = self._refusal_window.get(key)
+        if w is None or now - w[0] >= 60:
+            if w is not None and w[2]:
+                self.store.add_refusal(self.event_id, hub, topic, b"", {
+                    "code": "suppressed", "en": "%d more refused messages from %s in a minute were counted, not kept" % (w[2], key),
+                    "zh": "一分钟内另有 %d 条来自 %s 的被拒消息只计数未保存" % (w[2], key)})
+            w = self._refusal_window[key] = [now, 0, 0]
+        if w[1] >= REFUSALS_PER_MINUTE:
+            w[2] += 1
+            return
+        w[1] += 1
+        log.warning("venue: refused %s: %s", topic, err.en)
+        self.store.add_refusal(self.event_id, hub, topic, payload if payload is not None else b"", err)
+
+    @staticmethod
+    def _cursor_of(payload):
+        """(epoch, n) of an outbox message when they can be read, even if the rest is wrong."""
+        try:
+            m = wire.loads(payload)
+        except wire.WireError:
+            return None, None, None
+        epoch, n = m.get("epoch"), m.get("n")
+        if isinstance(epoch, str) and _EPOCH.fullmatch(epoch) and type(n) is int and 1 <= n <= 2 ** 53:
+            return epoch, n, m
+        return None, None, m
+
+    def _outbox(self, kind, hub, topic, payload):
+        epoch, n, loose = self._cursor_of(payload)
+        err = None
+        msg = None
+        try:
+            _, msg = wire.check(self.event_id, topic, payload)
+            self._check_sender(hub, msg)
+        except CodedError as e:
+            err = e
+        if epoch is None:
+            return self._refuse(hub, topic, payload, err or wire.WireError("bad_field", "no epoch/n", "缺少 epoch/n"))
+        rows, play, alert, holds = (), None, None, None
+        if err is None:
+            try:
+                if kind == "result":
+                    rows, play, alert, holds = self._result_parts(hub, msg)
+                else:
+                    alert = self._alert_parts(msg)
+            except VenueError as e:
+                err = e
+        res = self.store.ingest(self.event_id, hub, epoch, n, kind, msg if msg is not None else loose, topic, payload,
+                                rows=rows, play=play, alert=alert, refuse=err, holds=holds)
+        if res["status"] == "refused":
+            log.warning("venue: refused %s n=%d from %s: %s", kind, n, hub, (err.en if err else "stored row refused"))
+        self._ack(hub, epoch, res["upto"])
+        if res["status"] != "stored":
+            return
+        table = self._hubs[hub]
+        if res["alert"] is not None:
+            self._notify({"type": "alert"})
+        if kind == "result":
+            rd = self._rounds[msg["round"]]
+            rd.done.add((table, msg["board"]))
+            if any(v != "duplicate" for v in res["results"].values()):
+                self._dirty.set()
+            self._notify({"type": "table", "table": table})
+            self._check_complete(msg["round"])
+        else:
+            self._notify({"type": "table", "table": table})
+
+    def _result_parts(self, hub, msg):
+        """Rows, play record, alert and holds of a result message, or VenueError (refused)."""
+        rnd, group, board, table = msg["round"], msg["group"], msg["board"], msg["table"]
+        rd = self._rounds.get(rnd)
+        spec = rd.specs.get(hub) if rd is not None else None
+        if spec is None:
+            raise VenueError("unknown_round", "hub %s was given no round %d: a result for it cannot be placed" % (hub, rnd),
+                             "桌机 %s 没有第 %d 轮的安排：该成绩无法归位" % (hub, rnd))
+        if group != spec["group"] or board not in spec["boards"]:
+            raise VenueError("unknown_board", "round %d at table %s is group %d, boards %s: not group %d board %d"
+                             % (rnd, table, spec["group"], spec["boards"], group, board),
+                             "第 %d 轮第 %s 桌为第 %d 组、牌号 %s，而不是第 %d 组第 %d 副"
+                             % (rnd, table, spec["group"], spec["boards"], group, board))
+        seats = sorted(r["seat"] for r in msg["rows"])
+        if seats != sorted(self.seats):
+            raise VenueError("bad_rows", "a %s result has one row per seat %s, not %s" % (self.game, ", ".join(self.seats), ", ".join(seats)),
+                             "%s 的成绩每个座位 %s 一行，而不是 %s" % (self.game, "、".join(self.seats), "、".join(seats)))
+        rows, holds, wrong = [], {}, []
+        for r in msg["rows"]:
+            want = spec["players"][r["seat"]]["id"]
+            if r["player"] != want:
+                holds[r["result_id"]] = "player_mismatch"
+                wrong.append({"seat": r["seat"], "player": r["player"], "expected": want})
+            rows.append(dict(r, event=self.event_id, hub=hub))
+        alert = None
+        want_hash = self._hashes.get((rnd, group, board))
+        fields = {"round": rnd, "group": group, "board": board}
+        if msg["deal_hash"] != want_hash:
+            alert = {"table": table, "kind": "deal_hash_mismatch",
+                     "body": dict(fields, deal_hash=msg["deal_hash"], expected=want_hash, wrong_players=wrong or None)}
+        elif wrong:
+            alert = {"table": table, "kind": "player_mismatch", "body": dict(fields, seats=wrong)}
+        play = {"round": rnd, "group": group, "board": board, "table": table,
+                "record": {"deal_hash": msg["deal_hash"], "deal": msg["deal"], "at": msg["at"], "rows": msg["rows"],
+                           "record": msg["record"]}}
+        return rows, play, alert, holds
+
+    @staticmethod
+    def _alert_parts(msg):
+        body = {k: v for k, v in msg.items() if k not in ("v", "kind", "epoch", "n", "hub", "table", "alert")}
+        return {"table": msg["table"], "kind": msg["alert"], "body": body}
+
+    def _on_status(self, hub, msg):
+        table = self._hubs[hub]
+        before = self.store.set_hub_status(self.event_id, hub, table, msg["online"], msg)
+        self._online[hub] = msg["online"]
+        if not msg["online"] and before is not False:
+            self.store.add_alert(self.event_id, "hub_offline", {"fw": msg.get("fw")}, hub=hub, table=table)
+            self._notify({"type": "alert"})
+        if not msg["online"]:
+            self._live.pop(hub, None)
+        self._notify({"type": "table", "table": table})
+
+    def _on_live(self, hub, msg):
+        self._live[hub] = (msg, self._wall_ms())
+        self._online[hub] = True  # a hub that sends live snapshots is online, whatever the last status said
+        self._notify({"type": "table", "table": self._hubs[hub]})
+        rd = self._rounds.get(self.round)
+        if rd is None or hub not in rd.specs or msg.get("round") != rd.number:
+            return
+        if rd.started:
+            if msg.get("started") is False:
+                sent = self._start_sent.get((rd.number, hub))
+                if sent is None or time.monotonic() - sent[1] >= START_RESEND:
+                    self._send_start(rd.number, hub)
+        elif self.config.auto_start and rd.number not in self._starting and self._all_loaded(rd):
+            self._starting.add(rd.number)
+            asyncio.ensure_future(self._auto_start(rd.number))
+
+    def _all_loaded(self, rd):
+        return all(self._live.get(h, ({}, 0))[0].get("round") == rd.number for h in rd.specs)
+
+    async def _auto_start(self, rnd):
+        try:
+            await self.start_round(rnd, "venue (auto_start)")
+        except VenueError as e:
+            log.error("venue: auto start of round %d failed: %s", rnd, e.en)
+        finally:
+            self._starting.discard(rnd)
+
+    def _on_reply(self, hub, msg, topic, payload):
+        known = self.store.set_control_reply(msg["id"], dict(msg, hub=hub))
+        fut = self._pending.pop(msg["id"], None)
+        if fut is not None and not fut.done():
+            fut.set_result(msg)
+        elif not known and fut is None:
+            ids = {c["id"] for c in self.store.controls(self.event_id, hub)}
+            specs = {row["spec"]["id"]: row for row in self.store.round_specs(self.event_id) if row["hub"] == hub}
+            if msg["id"] in specs:
+                # The hub answers every round spec it is sent (the retained spec again after each
+                # reconnect): loaded is the normal answer; a refusal stops that table, so say it.
+                if not msg["ok"] and msg["id"] not in self._spec_refused:
+                    self._spec_refused.add(msg["id"])
+                    row = specs[msg["id"]]
+                    self.store.add_alert(self.event_id, "round_refused",
+                                         {"round": row["round"], "code": msg.get("code"), "en": msg.get("en"),
+                                          "zh": msg.get("zh")}, hub=hub, table=row["table"])
+                    self._notify({"type": "alert"})
+            elif msg["id"] not in ids:
+                self._refuse(hub, topic, payload, VenueError("unknown_control", "a reply to control %s, which was never sent to %s"
+                                                             % (msg["id"], hub), "回复的控制 %s 从未发给 %s" % (msg["id"], hub)))
+
+    # ---- rounds ----------------------------------------------------------------------------------
+
+    def _seated(self, rnd):
+        rd = self._rounds.get(rnd)
+        return rd is not None and rd.specs and len(rd.specs) == len({s["table"] for s in self.store.seating(self.event_id, rnd)})
+
+    def _is_bot(self, pid):
+        return pid in self._bots or str(pid).lower().startswith(BOT_PREFIX)
+
+    def _seat(self, rnd):
+        """Seat round ``rnd``: the movement (unless the store already holds its seating), the
+        boards' deal hashes, one spec per table (a spec already stored is kept: a published spec
+        never changes).  Makes ``rnd`` the current round; publishes nothing."""
+        ev, cfg = self.event_id, self.config
+        seating = self.store.seating(ev, rnd)
+        if not seating:
+            ids = [p.id for p in sorted(cfg.players, key=lambda p: p.no)]
+            kw = dict(seats=len(self.seats), tables_per_group=cfg.tables_per_group, vs_ai=cfg.vs_ai,
+                      human_seat=cfg.human_seat)
+            if rnd == 1:
+                mv = movement.seat_round(ids, 1, secret=cfg.secret, **kw)
+            else:
+                mv = movement.seat_round(ids, rnd, standings=self._ranking(), history=self._history(rnd), **kw)
+            rows = []
+            for t in mv.tables:
+                name = cfg.tables[t.number - 1].table
+                for s, p in t.seats.items():
+                    rows.append({"table": name, "seat": s, "group": t.group,
+                                 "player": p if p is not None else "%s%s:%s" % (BOT_PREFIX, name, s)})
+            self.store.set_seating(ev, rnd, rows)
+            seating = self.store.seating(ev, rnd)
+        key = deals_.round_key(cfg.secret, rnd)
+        by_table = {}
+        for s in seating:
+            by_table.setdefault(s["table"], {})[s["seat"]] = (s["player"], int(s["group"] or 1))
+        for g in sorted({g for seats in by_table.values() for _, g in seats.values()}):
+            for b in cfg.boards():
+                h = deals_.deal_from_round_key(key, self.game, g, b, round=rnd).hash
+                self.store.add_board(ev, rnd, b, h, group=g)
+                self._hashes[(rnd, g, b)] = h
+        rd = self._rounds.setdefault(rnd, _Round(rnd))
+        stored = {row["hub"]: row["spec"] for row in self.store.round_specs(ev, rnd)}
+        prev = {}
+        if rnd > 1:
+            for s in self.store.seating(ev, rnd - 1):
+                prev.setdefault(s["table"], {})[s["seat"]] = s["player"]
+        place = {p: (t, s) for t, seats in by_table.items() for s, (p, _) in seats.items()}
+        new = []
+        for table, seats in by_table.items():
+            hub = cfg.hub_of(table)
+            if hub not in stored:
+                moves = None
+                if table in prev:
+                    moves = {}
+                    for s, p in prev[table].items():
+                        there = None if self._is_bot(p) else place.get(p)
+                        moves[s] = None if there is None else {"table": there[0], "seat": there[1]}
+                spec = {"v": 1, "id": uuid.uuid4().hex, "round": rnd, "group": next(iter(seats.values()))[1],
+                        "game": self.game, "table": table, "boards": cfg.boards(), "round_key": key.hex(),
+                        "players": {s: self._seat_player(p) for s, (p, _) in sorted(seats.items())}, "moves": moves}
+                wire.check_round(spec)
+                new.append((hub, table, spec))
+        self.store.save_round_specs(ev, rnd, new)  # one transaction: all the round's specs or none
+        for hub, table, spec in new:
+            stored[hub] = spec
+        for table in by_table:
+            hub = cfg.hub_of(table)
+            rd.add_spec(hub, stored[hub])
+        self.round = rnd
+
+    def _seat_player(self, pid):
+        p = self._players.get(pid)
+        if p is None:
+            return {"id": pid, "name": BOT_NAME, "bot": True}
+        return p.to_dict()
+
+    def _ranking(self):
+        """The standings the movement seats the next round from (bots are never in them)."""
+        st = self._summary or {"players": []}
+        return {"players": [{"player": p["player"], "rank": p["rank"], "R": p["R"]} for p in st["players"]]}
+
+    def _history(self, rnd):
+        out = []
+        for r in range(1, rnd):
+            tables = {}
+            for s in self.store.seating(self.event_id, r):
+                tables.setdefault(s["table"], {})[s["seat"]] = None if self._is_bot(s["player"]) else s["player"]
+            out.append({"round": r, "tables": [{"seats": seats} for _, seats in sorted(tables.items())]})
+        return out
+
+    def _check_complete(self, rnd):
+        rd = self._rounds.get(rnd)
+        if rd is None or rd.closed or not rd.complete() or rnd in self._completing:
+            return
+        self._completing.add(rnd)
+        asyncio.ensure_future(self._complete(rnd))
+
+    async def _complete(self, rnd, force=False, who="venue"):
+        """Close a complete round: standings, records, next round (or finished)."""
+        try:
+            async with self._lock:
+                rd = self._rounds[rnd]
+                if rd.closed:
+                    return
+                held = [r for r in self.store.results(self.event_id, include_held=True, detail=True)
+                        if r["round"] == rnd and r["status"] == "held"]
+                if held and not force:
+                    rd.waiting_alert = rd.waiting_alert or any(
+                        a["kind"] == "round_waiting" and a["fields"].get("round") == rnd
+                        for a in self.store.alerts(self.event_id, open_only=True))  # raised before a restart
+                    if not rd.waiting_alert:
+                        rd.waiting_alert = True
+                        self.store.add_alert(self.event_id, "round_waiting", {
+                            "round": rnd, "held": [r["result_id"] for r in held][:50],
+                            "en": "round %d is complete but %d result(s) are held: release them, or start round %d "
+                                  "to go on without them" % (rnd, len(held), rnd + 1),
+                            "zh": "第 %d 轮已全部完成，但有 %d 个成绩被暂扣：请放行，或直接开始第 %d 轮"
+                                  % (rnd, len(held), rnd + 1)})
+                        self._notify({"type": "alert"})
+                    return
+                await self._recompute_locked()
+                self.store.close_round(self.event_id, rnd, who)
+                rd.closed = True
+                self.store.save_standings(self.event_id, rnd, self.standings())
+                self._publish_records(rnd)
+                if rnd < self.config.rounds:
+                    self._seat(rnd + 1)
+                    self._publish_specs(self._rounds[rnd + 1])
+                else:
+                    self.finished.set()
+                self._publish_standings()  # round, complete
+                self._notify({"type": "round", "round": self.round})
+                self._notify({"type": "standings"})
+                for t in self._hubs.values():
+                    self._notify({"type": "table", "table": t})
+        finally:
+            self._completing.discard(rnd)
+
+    # ---- standings ----------------------------------------------------------------------------------
+
+    async def _standings_loop(self):
+        while True:
+            await self._dirty.wait()
+            await asyncio.sleep(self.standings_delay)
+            self._dirty.clear()
+            async with self._lock:
+                await self._recompute_locked()
+
+    async def recompute(self):
+        """Recompute the standings now (normally done for you, coalesced, after each change)."""
+        async with self._lock:
+            await self._recompute_locked()
+
+    async def _recompute_locked(self):
+        rows = [r for r in self.store.scoring_rows(self.event_id) if not self._is_bot(r["player"])]
+        try:
+            scored, summary = await asyncio.to_thread(self._score, rows)
+        except scoring.ScoringInputError as e:
+            if self._standings_error != e.en:
+                self._standings_error = e.en
+                self.store.add_alert(self.event_id, "standings_error", e.to_dict())
+                self._notify({"type": "alert"})
+            log.error("venue: standings cannot be computed: %s", e.en)
+            return
+        self._standings_error = None
+        self._scored, self._summary, self._full = scored, summary, None
+        self._meta.update(results=len(rows), updated_at=self._wall_ms())
+        self.recomputes += 1
+        self._publish_standings()
+        self._notify({"type": "standings"})
+
+    def _score(self, rows):
+        """Scoring (in a worker thread): the Standings and their one-line-per-player summary."""
+        st = scoring.standings(rows, seats=self.seats)
+        players = []
+        for e in st.entries:
+            info = self._players.get(e.player)
+            players.append({"player": e.player, "name": info.name if info else None, "no": info.no if info else None,
+                            "rank": e.rank, "R": float(e.R_display), "playoff": e.playoff, "decided_by": e.decided_by,
+                            "deals": len(e.deals), "firsts": e.firsts,
+                            "mp": float(scoring.half_up(sum(d.mp for d in e.deals), 2))})
+        summary = {"format": scoring.FORMAT, "exact_ties": st.exact_ties,
+                   "fields": [{"round": r, "group": g, "tables": t, "expected": n} for r, g, t, n in st.fields],
+                   "playoffs": st.playoffs, "players": players}
+        return st, summary
+
+    def _current_meta(self):
+        rd = self._rounds.get(self.round)
+        complete = self.finished.is_set() or (self.round == self.config.rounds and rd is not None and rd.closed)
+        return dict(self._meta, event=self.event_id, name=self.event_name, round=self.round, complete=complete)
+
+    def _standings_for_wire(self):
+        keep = ("player", "name", "rank", "R", "playoff", "decided_by", "deals")
+        slim = dict(self.standings_summary(), v=1)
+        slim["players"] = [{k: p.get(k) for k in keep} for p in slim["players"]]
+        slim["detail"] = "/standings.json"  # every board's MP is on the web page, too big for one message
+        while len(json.dumps(slim, ensure_ascii=False, separators=(",", ":")).encode("utf-8")) > wire.MAX_PAYLOAD:
+            slim["players"] = slim["players"][: len(slim["players"]) * 9 // 10]
+            slim["truncated"] = True
+        return slim
+
+    # ---- reading (the web pages) ------------------------------------------------------------------------
+
+    def now_ms(self):
+        """The venue's wall clock in ms (``last_seen`` is on this clock)."""
+        return self._wall_ms()
+
+    def spec_of(self, hub, rnd=None):
+        """The round spec published to ``hub`` for ``rnd`` (default: the current round), or None."""
+        rd = self._rounds.get(rnd or self.round)
+        return None if rd is None else rd.specs.get(hub)
+
+    def rounds(self):
+        """``[{"round", "started", "closed", "tables", "boards_done", "boards_expected"}]``."""
+        return [{"round": r, "started": rd.started, "closed": rd.closed, "tables": len(rd.specs),
+                 "boards_done": len(rd.done), "boards_expected": rd.expected()} for r, rd in sorted(self._rounds.items())]
+
+    def glance(self):
+        """Every table at a glance, in the order of [[tables]]: ``table``, ``hub``, ``online``
+        (the hub's last status; None: never heard), ``game``, ``round``, ``group``,
+        ``screen``, ``started``, ``boards``, ``deals_done``, ``deal``, ``board``, ``turn``,
+        ``to_act`` (seats), ``clock`` (``{"seats", "ms", "paused"}`` as of ``last_seen``),
+        ``seats`` (per seat: ``online``, ``dev``, ``player``, ``checked``, ``bot``,
+        ``cards``), ``paused`` (``{"by", "reason"}`` or None), ``alerts_open``, ``unacked``,
+        ``last_seen`` (venue ms of the last live snapshot, None: none yet), ``seated``
+        (whether the table plays the current round)."""
+        open_by_table = {}
+        for a in self.store.alerts(self.event_id, open_only=True):
+            open_by_table[a["table"]] = open_by_table.get(a["table"], 0) + 1
+        return [self._row(t.table, t.hub, open_by_table.get(t.table, 0)) for t in self.config.tables]
+
+    def _row(self, table, hub, alerts_open):
+        live, seen = self._live.get(hub, (None, None))
+        spec = self.spec_of(hub)
+        row = {"table": table, "hub": hub, "online": self._online.get(hub), "game": self.game,
+               "round": None, "group": None, "screen": None, "started": None, "boards": None, "deals_done": None,
+               "deal": None, "board": None, "turn": None, "to_act": [], "clock": None, "seats": {}, "paused": None,
+               "alerts_open": alerts_open, "unacked": None, "last_seen": seen, "seated": spec is not None}
+        if spec is not None:
+            row.update(round=spec["round"], group=spec["group"], boards=spec["boards"],
+                       started=self._rounds[spec["round"]].started,
+                       seats={s: {"online": None, "dev": None, "player": p, "checked": None, "bot": p.get("bot", False),
+                                  "cards": None} for s, p in spec["players"].items()})
+        if live is not None:
+            for k in ("round", "group", "screen", "started", "boards", "deals_done", "deal", "board", "turn", "clock",
+                      "paused", "unacked"):
+                if k in live:
+                    row[k] = live[k]
+            row["to_act"] = live.get("to_act") or []
+            if isinstance(live.get("seats"), dict):
+                row["seats"] = live["seats"]
+        return row
+
+    def _hub_of_table(self, table):
+        try:
+            return self.config.hub_of(table)
+        except KeyError:
+            raise VenueError("unknown_table", "there is no table %r in this event" % (table,),
+                             "本赛事没有第 %r 桌" % (table,)) from None
+
+    def table(self, table):
+        """One table in detail: the :meth:`glance` row plus ``plays`` and ``shown`` of the
+        deal being played (public), ``players`` and ``moves`` of the current round's spec,
+        ``alerts`` (this table's, newest last) and ``finished``: the deals of the current round
+        the table has finished, with every hand (``{"group", "board", "hands", "extra",
+        "deal_hash", "same_deal", "actions", "result", "rows"}``).  Hands of a deal still being
+        played are never in it.  Raises ``VenueError("unknown_table")``."""
+        hub = self._hub_of_table(table)
+        table = str(table)
+        row = self._row(table, hub, 0)
+        alerts = [a for a in self.store.alerts(self.event_id) if a["table"] == table]
+        row["alerts_open"] = sum(1 for a in alerts if a["acked_at"] is None)
+        row["alerts"] = alerts
+        live = self._live.get(hub, (None, None))[0] or {}
+        row["plays"] = live.get("plays") or []
+        row["shown"] = live.get("shown") or {}
+        spec = self.spec_of(hub)
+        row["players"] = spec["players"] if spec else {}
+        row["moves"] = spec["moves"] if spec else None
+        row["finished"] = []
+        if spec is not None:
+            key = deals_.round_key(self.config.secret, spec["round"])
+            for p in self.store.plays(self.event_id, spec["round"]):
+                if p["table"] != table:
+                    continue
+                rec = deals_.deal_from_round_key(key, self.game, int(p["group"] or 1), p["board"], round=spec["round"])
+                body = p["record"]
+                inner = body.get("record") or {}
+                row["finished"].append({"group": int(p["group"] or 1), "board": p["board"], "hands": rec.to_dict()["hands"],
+                                        "extra": rec.extra, "deal_hash": body.get("deal_hash"),
+                                        "same_deal": body.get("deal_hash") == rec.hash, "actions": inner.get("actions", []),
+                                        "result": inner.get("result", {}), "rows": body.get("rows", [])})
+        return row
+
+    def standings(self):
+        """The current standings in full: ``Standings.to_dict()`` (``paizhuo.standings/1``,
+        docs/scoring.md: every player's every board with MP, rate and place) with each player's
+        ``name``, ``no`` and ``mp`` (total), plus ``event``, ``name``, ``round`` (seated last),
+        ``complete`` (the event is over), ``results`` (rows counted) and ``updated_at`` (venue
+        ms).  Bots are never in it; held results are not counted.  Large (megabytes for 2,000
+        players) and made on first request after each recompute: live pages want
+        :meth:`standings_summary`."""
+        if self._full is None:
+            if self._scored is None:
+                self._full = {"format": scoring.FORMAT, "exact_ties": False, "fields": [], "playoffs": [], "players": []}
+            else:
+                self._full = self._scored.to_dict()
+                for p, line in zip(self._full["players"], self._summary["players"]):
+                    p.update(name=line["name"], no=line["no"], mp=line["mp"])
+        return dict(self._full, **self._current_meta())
+
+    def standings_summary(self):
+        """The current standings, one line per player (cheap; what MQTT carries and live pages
+        want): the :meth:`standings` dict whose players hold only ``player``, ``name``, ``no``,
+        ``rank``, ``R``, ``playoff``, ``decided_by``, ``deals``, ``firsts`` and ``mp``."""
+        if self._summary is None:
+            return dict(self.standings())
+        return dict(self._summary, **self._current_meta())
+
+    def records(self, rnd):
+        """The hand records of finished round ``rnd`` (:func:`paizhuo.venue.records.build`; render
+        them with :func:`paizhuo.venue.records.render_html`).  A round still being played has
+        none: ``VenueError("not_finished")`` (its hands are secret until every table is done)."""
+        rd = self._rounds.get(rnd) if isinstance(rnd, int) else None
+        if rd is None or not rd.closed:
+            raise VenueError("not_finished", "round %r has no hand records: they are published when every table has "
+                             "finished the round" % (rnd,), "第 %r 轮尚无牌谱：所有桌打完本轮后公布" % (rnd,))
+        ev = self.event_id
+        return records_.build(ev, self.event_name, self.game, self.config.secret, rnd, self.config.boards(),
+                              self.store.round_specs(ev, rnd), self.store.plays(ev, rnd),
+                              self.store.results(ev, include_held=True, detail=True))
+
+    def finished_rounds(self):
+        """Round numbers whose hand records exist."""
+        return [r for r, rd in sorted(self._rounds.items()) if rd.closed]
+
+    def alerts(self, open_only=False):
+        """Alerts, oldest first: ``{"id", "hub", "table", "kind", "fields", "at", "acked_by",
+        "acked_at"}``.  Kinds from hubs: ``call``, ``seat_offline``, ``seat_online``,
+        ``clock_expiry``, ``reject_burst``, ``checkin_wrong``, ``log_failed``, ``hub_error``;
+        from the venue: ``deal_hash_mismatch``, ``player_mismatch``, ``hub_offline``,
+        ``round_waiting``, ``standings_error``."""
+        return self.store.alerts(self.event_id, open_only=open_only)
+
+    def audit(self):
+        """The audit log of the event, oldest first: ``{"id", "event", "who", "at", "action", "detail"}``."""
+        return self.store.audit_log(self.event_id)
+
+    def results(self, include_held=True):
+        """Every stored result with ``result_id``, ``status``, ``held_why`` and adjustments applied."""
+        return self.store.results(self.event_id, include_held=include_held, detail=True)
+
+    def refusals(self):
+        """Messages refused at the wire: ``{"id", "hub", "topic", "payload", "size", "reason", "at"}``."""
+        return self.store.refusals(self.event_id)
+
+    def audit_event(self, who, action, detail=None):
+        """Write one audit line for the web layer (``login``, ``login_failed``, ``logout``…) and
+        tell subscribers."""
+        self.store.audit(who, action, detail or {}, event=self.event_id)
+        self._notify({"type": "audit"})
+
+    # ---- referee actions ------------------------------------------------------------------------
+
+    def _who(self, who):
+        if not isinstance(who, str) or not who.strip() or len(who) > 100:
+            raise VenueError("no_who", "say who you are (a referee's name, up to 100 characters)", "请写明裁判姓名（最多 100 字）")
+        return who.strip()
+
+    def _requested(self, action, who, detail):
+        self.store.audit(who, action + "_requested", detail, event=self.event_id)
+        self._notify({"type": "audit"})
+
+    def _refused(self, action, who, err):
+        self.store.audit(who, action + "_refused", err.to_dict(), event=self.event_id)
+        self._notify({"type": "audit"})
+        if isinstance(err, VenueError):
+            return err
+        return VenueError(getattr(err, "code", "store"), err.en, err.zh)
+
+    async def _act(self, action, who, detail, body):
+        """Audit first, then ``body()`` (a coroutine function); refusals audited and raised."""
+        who = self._who(who)
+        self._requested(action, who, detail)
+        try:
+            return await body(who)
+        except CodedError as e:
+            raise self._refused(action, who, e) from None
+
+    async def _control(self, action, who, hub, op, fields):
+        """Send a control op to a hub and wait for its reply (audited as ``<action>_reply``)."""
+        if not self._online.get(hub):
+            raise VenueError("hub_offline", "hub %s (table %s) is offline: the request was not sent; go to the table"
+                             % (hub, self._hubs[hub]), "桌机 %s（第 %s 桌）离线：请求未发送；请到桌前处理" % (hub, self._hubs[hub]))
+        cid = uuid.uuid4().hex
+        body = dict(fields, v=1, id=cid, op=op)
+        try:
+            wire.check_control(body)
+        except wire.WireError as e:
+            raise VenueError("bad_request", e.en, e.zh) from None
+        self.store.add_control(cid, self.event_id, hub, op, body)
+        fut = asyncio.get_running_loop().create_future()
+        self._pending[cid] = fut
+        self._pub(wire.venue_topic(self.event_id, "control", hub), body)
+        try:
+            reply = await asyncio.wait_for(fut, self.reply_timeout)
+        except asyncio.TimeoutError:
+            raise VenueError("no_reply", "hub %s did not answer within %g s; the request may still arrive: watch the table"
+                             % (hub, self.reply_timeout), "桌机 %s 在 %g 秒内未回复；请求可能稍后到达：请留意该桌"
+                             % (hub, self.reply_timeout)) from None
+        finally:
+            self._pending.pop(cid, None)
+        self.store.audit(who, action + "_reply", dict(reply, hub=hub, op=op), event=self.event_id)
+        self._notify({"type": "audit"})
+        if not reply.get("ok"):
+            raise VenueError(reply.get("code", "refused"), reply.get("en", "the hub refused"), reply.get("zh"))
+        return {"ok": True, "id": cid, "hub": hub, "table": self._hubs[hub], "op": op}
+
+    def _send_start(self, rnd, hub):
+        """Send (or send again, same id: the hub answers a repeated id as before) a round's start."""
+        cid = self._start_sent.get((rnd, hub), (None, 0))[0]
+        body = {"v": 1, "id": cid or uuid.uuid4().hex, "op": "start", "round": rnd}
+        if cid is None:
+            self.store.add_control(body["id"], self.event_id, hub, "start", body)
+        self._start_sent[(rnd, hub)] = (body["id"], time.monotonic())
+        self._pub(wire.venue_topic(self.event_id, "control", hub), body)
+        return body["id"]
+
+    async def pause(self, table, who, reason):
+        """Pause a table (its clocks stop; the seats show 暂停 (裁判)).  Returns the hub's
+        confirmation ``{"ok": True, "id", "hub", "table", "op"}``."""
+        async def body(who):
+            if not isinstance(reason, str) or not reason.strip():
+                raise VenueError("no_reason", "say why the table is paused", "请写明暂停原因")
+            return await self._control("pause", who, self._hub_of_table(table), "pause", {"by": who, "reason": reason.strip()})
+        return await self._act("pause", who, {"table": table, "reason": reason}, body)
+
+    async def resume(self, table, who):
+        """Resume a paused table."""
+        async def body(who):
+            return await self._control("resume", who, self._hub_of_table(table), "resume", {"by": who})
+        return await self._act("resume", who, {"table": table}, body)
+
+    async def replace(self, table, seat, dev, who, reason):
+        """Move a seat of a table to another seat board ``dev`` (a spare in the hub's table.toml)."""
+        async def body(who):
+            if seat not in self.seats:
+                raise VenueError("bad_request", "seat must be one of %s, not %r" % (", ".join(self.seats), seat),
+                                 "座位必须是 %s 之一" % "、".join(self.seats))
+            if not isinstance(reason, str) or not reason.strip():
+                raise VenueError("no_reason", "say why the seat board is replaced", "请写明更换座位板的原因")
+            return await self._control("replace", who, self._hub_of_table(table), "replace",
+                                       {"seat": seat, "dev": dev, "by": who, "reason": reason.strip()})
+        return await self._act("replace", who, {"table": table, "seat": seat, "dev": dev, "reason": reason}, body)
+
+    async def note(self, table, seat, en, zh, who):
+        """Show a referee's message on one seat (``seat``) or every seat (``seat=None``) of a table."""
+        async def body(who):
+            if seat is not None and seat not in self.seats:
+                raise VenueError("bad_request", "seat must be one of %s or none" % ", ".join(self.seats), "座位无效")
+            return await self._control("note", who, self._hub_of_table(table), "note", {"seat": seat, "en": en, "zh": zh})
+        return await self._act("note", who, {"table": table, "seat": seat, "en": en, "zh": zh}, body)
+
+    async def ack_alert(self, alert_id, who):
+        """Acknowledge an alert.  For a seat's call (``call``) the hub is told too, and the seat
+        shows "裁判已收到，请稍候 / A referee is on the way".  Returns ``{"ok": True, "alert": id,
+        "hub_reply": reply or None, "hub_error": {code, en, zh} or None}``: the acknowledgement
+        stands even when the hub cannot be told (it is offline)."""
+        async def body(who):
+            try:
+                alert = self.store.alert(alert_id)
+            except StoreError:
+                raise VenueError("unknown_alert", "there is no alert %r" % (alert_id,), "没有提醒 %r" % (alert_id,)) from None
+            self.store.ack_alert(alert_id, who)
+            self._notify({"type": "alert"})
+            self._notify({"type": "audit"})
+            out = {"ok": True, "alert": alert_id, "hub_reply": None, "hub_error": None}
+            seat = alert["fields"].get("seat")
+            if alert["kind"] == "call" and alert["hub"] in self._hubs and seat in self.seats:
+                try:
+                    out["hub_reply"] = await self._control("ack_alert", who, alert["hub"], "ack_call", {"seat": seat, "by": who})
+                except VenueError as e:
+                    out["hub_error"] = e.to_dict()
+            if alert["table"] is not None:
+                self._notify({"type": "table", "table": alert["table"]})
+            return out
+        return await self._act("ack_alert", who, {"alert": alert_id}, body)
+
+    async def adjust(self, result_id, field, value, who, why):
+        """Correct ``score``, ``think_ms`` or ``player`` of a stored result, with a reason.  The
+        result as received is kept; the standings use the corrected value.  Returns
+        ``{"ok": True, "adjustment": id, "result_id", "field", "value"}``."""
+        async def body(who):
+            aid = self.store.adjust(result_id, field, value, who, why)
+            self._dirty.set()
+            self._notify({"type": "audit"})
+            return {"ok": True, "adjustment": aid, "result_id": result_id, "field": field, "value": value}
+        return await self._act("adjust", who, {"result_id": result_id, "field": field, "value": value, "why": why}, body)
+
+    async def release(self, result_id, who, why):
+        """Count a held result in the standings from now on (a referee's decision, with a reason)."""
+        async def body(who):
+            self.store.release(result_id, who, why)
+            self._dirty.set()
+            self._notify({"type": "audit"})
+            r = self.store.result(result_id)
+            rd = self._rounds.get(r["round"])
+            if rd is not None:
+                rd.waiting_alert = False
+                self._check_complete(r["round"])
+            return {"ok": True, "result_id": result_id}
+        return await self._act("release", who, {"result_id": result_id, "why": why}, body)
+
+    async def start_round(self, rnd, who):
+        """Start round ``rnd`` at every table (its deals may begin once the seats have checked
+        in).  Starting the next round while the current one is complete but waits on held
+        results closes the current one as it stands (the referees accept the holds).  Returns
+        ``{"ok": True, "round", "already": bool, "hubs": {hub: control id}}``; the hubs'
+        replies arrive later (a hub that is offline gets the start when it is back)."""
+        async def body(who):
+            if type(rnd) is not int or rnd < 1 or rnd > self.config.rounds:
+                raise VenueError("unknown_round", "the event has rounds 1 to %d, not %r" % (self.config.rounds, rnd),
+                                 "本赛事只有第 1 到 %d 轮" % self.config.rounds)
+            if rnd < self.round or (rnd == self.round and self._rounds[rnd].closed):
+                raise VenueError("round_over", "round %d is over" % rnd, "第 %d 轮已结束" % rnd)
+            if rnd == self.round + 1:
+                cur = self._rounds[self.round]
+                if not cur.complete():
+                    raise VenueError("not_ready", "round %d is not complete: %d of %d deals are in"
+                                     % (self.round, len(cur.done), cur.expected()),
+                                     "第 %d 轮尚未完成：已收到 %d/%d 副" % (self.round, len(cur.done), cur.expected()))
+                await self._complete(self.round, force=True, who=who)
+            elif rnd > self.round:
+                raise VenueError("not_ready", "round %d comes after round %d" % (rnd, self.round + 1),
+                                 "第 %d 轮须在第 %d 轮之后" % (rnd, self.round + 1))
+            rd = self._rounds[rnd]
+            already = self.store.start_round(self.event_id, rnd, who) == "duplicate"
+            rd.started = True
+            sent = {hub: self._send_start(rnd, hub) for hub in sorted(rd.specs)}
+            for t in rd.tables:
+                self._notify({"type": "table", "table": t})
+            self._notify({"type": "round", "round": rnd})
+            return {"ok": True, "round": rnd, "already": already, "hubs": sent}
+        return await self._act("start_round", who, {"round": rnd}, body)
