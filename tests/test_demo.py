@@ -63,3 +63,29 @@ def test_the_table_demo_plays_a_table_by_touch_and_names_its_screenshot_folder(t
     verify = subprocess.run([PAIZHUO, "hub", "verify", "--log", str(tmp_path / "run" / "table.sqlite")],
                             capture_output=True, text=True, timeout=60)
     assert verify.returncode == 0, verify.stdout + verify.stderr
+
+
+def test_make_demo_runs_a_small_event_and_ends_by_itself(tmp_path):
+    """What `make demo` runs (smaller): the venue with its embedded broker and pages, a firmware
+    table and a bot table, two rounds with movement; it prints where the pages are, ends by
+    itself, and every hub's log verifies."""
+    out = subprocess.run([PAIZHUO, "demo", "--tables", "2", "--rounds", "2", "--boards", "1", "--out", "run"],
+                         capture_output=True, text=True, timeout=400, cwd=tmp_path)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    text = out.stdout
+    assert re.search(r"public standings 成绩公告:\s+http://127\.0\.0\.1:\d+/$", text, re.M)
+    assert re.search(r"referee console 裁判台:\s+http://127\.0\.0\.1:\d+/referee\s+\(demo PIN 2468\)$", text, re.M)
+    checkins = re.findall(r"^  round (\d), table 1 .*typed player number \d+ on the seat's keypad — checked in$", text, re.M)
+    assert sorted(checkins) == ["1"] * 4 + ["2"] * 4, "four players check in at table 1 in each round"
+    assert "The event is complete" in text
+    ranks = re.findall(r"^\s+(\d+)  P\d{3}\s", text, re.M)
+    assert [int(r) for r in ranks] == list(range(1, 9)), "eight players ranked"
+    for rnd in (1, 2):
+        assert "Hand records of round %d:" % rnd in text
+    shots = sorted(p.name for p in (tmp_path / "run" / "screenshots").glob("*.png"))
+    assert shots == ["round1-checkin-after-E.png", "round1-checkin-before-E.png",
+                     "round2-checkin-after-E.png", "round2-checkin-before-E.png"]
+    for table in ("table-1", "table-2"):
+        verify = subprocess.run([PAIZHUO, "hub", "verify", "--log", str(tmp_path / "run" / table / "table.sqlite")],
+                                capture_output=True, text=True, timeout=60)
+        assert verify.returncode == 0, verify.stdout + verify.stderr
