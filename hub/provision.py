@@ -1,6 +1,6 @@
 """``paizhuo provision``: what venue staff run to set up seat boards and a table hub.
 
-    paizhuo provision board --dev S-0001 [--seat E] [--lang zh] [--board ref-s3] --out seat.json [--force]
+    paizhuo provision board --dev S-0001 [--seat E|spare] [--lang zh] [--board ref-s3] --out seat.json [--force]
     paizhuo provision table --table 7 --hub T07 --devices S-0001:E,S-0002:N,S-0003:W,S-0004:S
                             --ports /dev/ttyACM0,/dev/ttyACM1,/dev/ttyACM2,/dev/ttyACM3 --out-dir DIR
                             [--event NAME] [--lang zh] [--board ref-s3]
@@ -462,7 +462,7 @@ def provision_board(out, dev, seat=None, lang="zh", board="ref-s3", force=False)
     """
     check_device_id(dev)
     if seat is not None:
-        check_seat(seat)
+        _check_choice(seat, SEATS + ("spare",), "--seat")  # a spare: the referee's replace puts it in
     _check_choice(lang, LANGS, "--lang")
     _check_choice(board, BOARDS, "--board")
     out = str(out)
@@ -652,7 +652,8 @@ def add_arguments(p):
     sub = p.add_subparsers(dest="provision_command", required=True)
     b = sub.add_parser("board", help="write one board's seat.json with a fresh key; print its table.toml block")
     b.add_argument("--dev", required=True, help="the board's device id (its label), like S-0001")
-    b.add_argument("--seat", help="the seat it plays (E, N, W, S) for the printed block; default: a placeholder")
+    b.add_argument("--seat", help="the seat it plays (E, N, W, S), or spare (a board a referee may put in for a "
+                                  "failed one), for the printed block; default: a placeholder")
     b.add_argument("--lang", default="zh", help="the board's language until the hub says otherwise: zh (default) or en")
     b.add_argument("--board", default="ref-s3", help="the board model: ref-s3 (default, hardware/README.md)")
     b.add_argument("--out", required=True, metavar="FILE", help="the file to write, like seat.json")

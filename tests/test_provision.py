@@ -100,6 +100,16 @@ def test_the_printed_block_is_what_the_hub_reads(tmp_path, capsys):
     assert json.loads((tmp_path / "seat.json").read_text())["lang"] == "en"
 
 
+def test_a_spare_board_is_provisioned_for_the_referees_replace(tmp_path, capsys):
+    rc, stdout, _ = run(["provision", "board", "--dev", "S-0099", "--seat", "spare", "--out", str(tmp_path / "seat.json")],
+                        capsys)
+    assert rc == 0
+    cfg = table_config.load_text(table_config.EXAMPLE + "\n" + stdout)  # beside the four seats' boards
+    assert cfg.device("S-0099").seat == "spare" and cfg.spares == ["S-0099"]
+    rc, _, stderr = run(["provision", "board", "--dev", "S-0098", "--seat", "X", "--out", str(tmp_path / "x.json")], capsys)
+    assert rc == 2 and "--seat" in stderr and "spare" in stderr and not (tmp_path / "x.json").exists()
+
+
 def test_without_a_seat_the_block_cannot_run_until_staff_set_it(tmp_path, capsys):
     rc, stdout, stderr = run(["provision", "board", "--dev", "S-0001", "--out", str(tmp_path / "seat.json")], capsys)
     assert rc == 0 and "set its seat" in stderr

@@ -286,3 +286,15 @@ def test_cli_serves_the_pages_with_its_embedded_broker_and_stops_on_sigterm(tmp_
     (tmp_path / "event.toml").write_text(EXAMPLE.replace("hex:8f1c", "hex:9f1c").replace("port = 8080", "port = 0"))
     out = run_cli("--event", str(tmp_path / "event.toml"), "--broker-port", "0")
     assert out.returncode == 2 and "already holds event 'demo' with other details" in out.stderr
+
+
+def test_secure_cookies_is_a_web_setting_and_defaults_to_off():
+    from paizhuo.venue.event import EXAMPLE, load_text
+    assert load_text(EXAMPLE, "event.toml", base="/srv").web.secure_cookies is False
+    text = EXAMPLE.replace("[web]\n", "[web]\nsecure_cookies = true\n")
+    assert load_text(text, "event.toml", base="/srv").web.secure_cookies is True
+    import pytest as _pytest
+    from paizhuo.venue.event import EventError
+    with _pytest.raises(EventError) as e:
+        load_text(EXAMPLE.replace("[web]\n", '[web]\nsecure_cookies = "yes"\n'), "event.toml", base="/srv")
+    assert "web.secure_cookies" in str(e.value)

@@ -225,7 +225,7 @@ async def _start_web(venue, w):
     except ImportError as e:
         _say("the web pages are not available (%s): serving without them" % e)
         return None, None
-    app = web_mod.make_app(venue, w.pin_hash)
+    app = web_mod.make_app(venue, w.pin_hash, secure_cookies=w.secure_cookies)
     runner = aioweb.AppRunner(app)
     await runner.setup()
     site = aioweb.TCPSite(runner, w.host, w.port)

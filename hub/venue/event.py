@@ -90,6 +90,8 @@ class Web:
     host: str
     port: int
     pin_hash: str
+    # Behind an HTTPS reverse proxy (the hall network): the session cookie is marked Secure.
+    secure_cookies: bool = False
 
 
 @dataclass(frozen=True)
@@ -345,8 +347,9 @@ def _build(data, file, base, digest):
             w.fail(key, "is not a PIN hash (pbkdf2-sha256$rounds$salt$hash): make one with `paizhuo venue pin` and paste "
                    "its output; never write the PIN itself", "不是 PIN 哈希（pbkdf2-sha256$轮数$盐$哈希）：请用 paizhuo venue pin "
                    "生成后粘贴其输出；不要写 PIN 本身", "bad_pin_hash")
+        secure = w.get("secure_cookies", "bool", False)
         w.done()
-        web = Web(host, port, pin_hash)
+        web = Web(host, port, pin_hash, secure)
 
     s = top.section("store")
     store_path = _path(base, s.get("path", "str", "%s-venue.sqlite" % eid))
@@ -484,6 +487,7 @@ host = "127.0.0.1"           # 0.0.0.0 to serve the hall's network
 port = 8080
 # From `paizhuo venue pin` (the PIN itself is never written down here):
 referee_pin_hash = "pbkdf2-sha256$200000$00112233445566778899aabbccddeeff$8c1b0d7f7c8ea3b7ba5d8f3d3f5cd0f2b7f0a3c9d2e1f4a5b6c7d8e9f0a1b2c3"
+# secure_cookies = true      # when the pages are served over HTTPS (a TLS reverse proxy)
 
 [store]
 path = "demo-venue.sqlite"   # relative to this file
