@@ -85,9 +85,10 @@ def test_a_hub_cannot_publish_as_another_hub_or_as_the_venue(broker):
                           wire.venue_topic(EV, "ack", "T02"), "paizhuo/v1/other/hub/T01/result", "elsewhere"):
                 await t01.published(t01.publish(topic, b"forged"), 10)
             await t01.published(t01.publish(hub("result"), b"marker"), 10)
-            await wait_for(lambda: (hub("result"), b"marker") in spy.on_message.got, what="marker at the spy")
+            await t01.published(t01.publish(hub("live"), b"marker"), 10)
+            await wait_for(lambda: (hub("live"), b"marker") in spy.on_message.got, what="marker at the spy")
             await wait_for(lambda: (hub("result"), b"marker") in inbox.got, what="marker at the venue")
-            assert inbox.got == [(hub("result"), b"marker")]
+            assert inbox.got == [(hub("result"), b"marker"), (hub("live"), b"marker")]
             assert b"forged" not in [p for _, p in spy.on_message.got]
         finally:
             await stopped(venue, t01, spy)
@@ -128,7 +129,10 @@ def test_hub_reads_only_its_own_venue_topics(broker):
     run(main())
 
 
-def test_monitor_reads_everything_and_writes_nothing(broker):
+def test_monitor_reads_only_public_topics_and_writes_nothing(broker):
+    """Console displays see status, live snapshots, standings and finished rounds' records —
+    never a round spec or control (round keys open every hand), a result (its hand record) or
+    an alert."""
     async def main():
         inbox = Inbox()
         monitor = login(broker, "monitor", on_message=inbox)
@@ -137,14 +141,23 @@ def test_monitor_reads_everything_and_writes_nothing(broker):
         await started(monitor, t01, venue)
         try:
             monitor.subscribe(wire.event_filter(EV))
-            await t01.published(t01.publish(hub("live"), b"live", qos=1), 10)
-            await wait_for(lambda: (hub("live"), b"live") in inbox.got, what="hub traffic at the monitor")
+            private = [(t01, hub("result")), (t01, hub("alert")), (t01, hub("reply")),
+                       (venue, wire.venue_topic(EV, "round", "T01")), (venue, wire.venue_topic(EV, "control", "T01")),
+                       (venue, wire.venue_topic(EV, "ack", "T01"))]
+            for client, topic in private:
+                await client.published(client.publish(topic, b"secret"), 10)
+            public = [(t01, hub("status")), (t01, hub("live")), (venue, wire.venue_topic(EV, "standings")),
+                      (venue, wire.records_topic(EV, 1))]
+            for client, topic in public:
+                await client.published(client.publish(topic, b"public"), 10)
             for topic in (hub("result"), hub("status", "T02"), wire.venue_topic(EV, "standings"),
                           wire.venue_topic(EV, "control", "T01")):
                 await monitor.published(monitor.publish(topic, b"forged"), 10)
             await venue.published(venue.publish(wire.venue_topic(EV, "standings"), b"marker"), 10)
             await wait_for(lambda: (wire.venue_topic(EV, "standings"), b"marker") in inbox.got,
                            what="venue traffic at the monitor")
+            assert sorted(t for t, p in inbox.got if p == b"public") == sorted(t for _, t in public)
+            assert b"secret" not in [p for _, p in inbox.got]
             assert b"forged" not in [p for _, p in inbox.got]
         finally:
             await stopped(monitor, t01, venue)
@@ -279,7 +292,10 @@ TAMPER = [
     ("nagle back on", _edit("mosquitto.conf", "set_tcp_nodelay true", "set_tcp_nodelay false"), "set_tcp_nodelay"),
     ("hub writes every hub", _edit("acl", "topic write paizhuo/v1/demo/hub/T01/#", "topic write paizhuo/v1/demo/hub/#"),
      "user T01"),
-    ("monitor may write", _edit("acl", "topic read paizhuo/v1/demo/#", "topic readwrite paizhuo/v1/demo/#"),
+    ("monitor may write", _edit("acl", "topic read paizhuo/v1/demo/hub/+/live", "topic readwrite paizhuo/v1/demo/hub/+/live"),
+     "user monitor"),
+    ("monitor reads round keys", _edit("acl", "topic read paizhuo/v1/demo/hub/+/live",
+                                       "topic read paizhuo/v1/demo/hub/+/live\ntopic read paizhuo/v1/demo/venue/#"),
      "user monitor"),
     ("rule for everyone", _edit("acl", "# paizhuo", "topic readwrite #\n# paizhuo"), "before any `user`"),
     ("pattern rule", _edit("acl", "user venue", "pattern write paizhuo/#\nuser venue"), "pattern"),

@@ -11,7 +11,8 @@
   accepts it);
 - ``acl`` — each hub may write only ``paizhuo/v1/<event>/hub/<its id>/#`` and read its own venue
   topics, the standings and the hand records; ``venue`` reads every hub and writes the venue
-  topics; ``monitor`` (console displays) reads the whole event and writes nothing;
+  topics; ``monitor`` (console displays) reads the public topics (hub status and live snapshots,
+  standings, finished rounds' hand records) and writes nothing;
 - ``<client>.pass`` — the password of each client (every hub, ``venue``, ``monitor``), mode 0600,
   no trailing newline: copy ``T07.pass`` to hub T07 and name it in its ``[venue] password_file``.
 
@@ -46,6 +47,9 @@ __all__ = ["MosquittoError", "write_config", "check_config", "hash_password", "v
 
 VENUE_USER = "venue"
 MONITOR_USER = "monitor"
+# What console displays may read: hubs' online status and live (public) snapshots, the
+# standings and the hand records of finished rounds.
+MONITOR_READS = ("hub/+/status", "hub/+/live", "venue/standings", "venue/records/#")
 ITERATIONS = 101        # mosquitto_passwd's default; passwords are random, see the module docstring
 SALT_BYTES = 12
 FILES = ("mosquitto.conf", "passwd", "acl")
@@ -117,7 +121,10 @@ def acl_rules(event, user, role):
     if role == "venue":
         return ["topic read %s/hub/#" % root, "topic write %s/venue/#" % root]
     if role == "monitor":
-        return ["topic read %s/#" % root]
+        # Public information only: never a round spec or a start (round keys open every hand of
+        # the round), a control, or a result (its hand record shows a board other tables of the
+        # group may still be playing).
+        return ["topic read %s/%s" % (root, leaf) for leaf in MONITOR_READS]
     raise ValueError("role must be hub, venue or monitor, not %r" % (role,))
 
 
@@ -127,7 +134,8 @@ def _acl_text(event, hubs):
            "# (a publish) or refused (a subscription).  Anonymous clients are refused by mosquitto.conf.", ""]
     for user, role, why in ([(VENUE_USER, "venue", "the venue service: reads every hub, writes round specs, "
                               "control, acks, standings and records")]
-                            + [(MONITOR_USER, "monitor", "console displays: read the whole event, write nothing")]
+                            + [(MONITOR_USER, "monitor", "console displays: read public topics (status, live, standings, "
+                              "records), write nothing")]
                             + [(h, "hub", "table hub %s: writes only under its own id" % h) for h in hubs]):
         out.append("# %s" % why)
         out.append("user %s" % user)
@@ -328,12 +336,14 @@ def check_config(folder):
     if any(line.strip().startswith("pattern ") for line in acl.splitlines()):
         problems.append("acl: `pattern` rules apply to every client; this setup uses per-user rules only")
     event = None
-    for line in rules.get(MONITOR_USER, []):
+    for line in rules.get(VENUE_USER, []):
         parts = line.split()
-        if len(parts) == 3 and parts[2].startswith(wire.ROOT + "/") and parts[2].endswith("/#"):
-            event = parts[2][len(wire.ROOT) + 1:-2]
+        if len(parts) == 3 and parts[1] == "write" and parts[2].startswith(wire.ROOT + "/") \
+                and parts[2].endswith("/venue/#"):
+            event = parts[2][len(wire.ROOT) + 1:-len("/venue/#")]
     if event is None:
-        problems.append("acl: no `user %s` block reading %s/<event>/# — cannot tell the event" % (MONITOR_USER, wire.ROOT))
+        problems.append("acl: no `user %s` block writing %s/<event>/venue/# — cannot tell the event"
+                        % (VENUE_USER, wire.ROOT))
     hubs = sorted(u for u in rules if u not in (VENUE_USER, MONITOR_USER))
     if event is not None:
         for user in sorted(rules):
