@@ -490,13 +490,23 @@ async def play_until(rig, turn, bots=None, timeout=30.0):
         await asyncio.sleep(0.01)
 
 
-def round_spec(rnd=1, boards=(1, 2), players=None, moves=None, id=None, secret=b"paizhuo venue tests", group=1,
-               table="7"):
-    """A venue round spec for table 7 (venue contract § Round spec), deals from ``secret``."""
+SECRET = b"paizhuo venue tests"  # the test venue's event secret
+
+
+def round_key(rnd=1, secret=SECRET):
+    """The round key (64 hex) the venue's start of round ``rnd`` carries."""
     from paizhuo.venue import deals as deals_
+    return deals_.round_key(secret, rnd).hex()
+
+
+def round_spec(rnd=1, boards=(1, 2), players=None, moves=None, id=None, secret=SECRET, group=1, table="7"):
+    """A venue round spec for table 7 (docs/protocol.md § Round spec): the boards' deal hashes
+    from ``secret``, never the round key (that comes with the start: :func:`round_key`)."""
+    from paizhuo.venue import deals as deals_
+    key = deals_.round_key(secret, rnd)
+    hashes = {str(b): deals_.deal_from_round_key(key, "bigtwo", group, b, round=rnd).hash for b in boards}
     return {"v": 1, "id": id or "spec-r%d" % rnd, "round": rnd, "group": group, "game": "bigtwo", "table": table,
-            "boards": list(boards), "round_key": deals_.round_key(secret, rnd).hex(),
-            "players": players or PLAYERS, "moves": moves}
+            "boards": list(boards), "deal_hashes": hashes, "players": players or PLAYERS, "moves": moves}
 
 
 async def check_in_all(rig, players=PLAYERS, timeout=10.0):

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from paizhuo.table import eventlog
+
 PAIZHUO = os.path.join(os.path.dirname(sys.executable), "paizhuo")
 
 
@@ -89,3 +91,15 @@ def test_make_demo_runs_a_small_event_and_ends_by_itself(tmp_path):
         verify = subprocess.run([PAIZHUO, "hub", "verify", "--log", str(tmp_path / "run" / table / "table.sqlite")],
                                 capture_output=True, text=True, timeout=60)
         assert verify.returncode == 0, verify.stdout + verify.stderr
+        # The round key came with each round's start: its deals are logged there, not before.
+        db = eventlog.open_readonly(str(tmp_path / "run" / table / "table.sqlite"))
+        try:
+            kinds = [(e.kind, e.body) for tid in eventlog.table_ids(db) for e in eventlog.read_entries(db, tid)]
+        finally:
+            db.close()
+        order = [(k, b["round"]) for k, b in kinds if k in ("round", "round_start")]
+        assert order == [("round", 1), ("round_start", 1), ("round", 2), ("round_start", 2)], order
+        firsts = [i for i, (k, b) in enumerate(kinds) if k == "deal_start"]
+        starts = [i for i, (k, b) in enumerate(kinds) if k == "round_start"]
+        assert firsts[0] > starts[0] and firsts[1] > starts[1]
+        assert all("deals" not in b and "hands" not in str(b) for k, b in kinds if k == "round")

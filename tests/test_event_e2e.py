@@ -26,6 +26,7 @@ import pytest
 
 from brokers import Mosquitto, free_port
 
+from paizhuo.table import eventlog
 from paizhuo.venue.store import hash_secret
 
 PAIZHUO = [sys.executable, "-m", "paizhuo.cli"]
@@ -199,3 +200,26 @@ def test_an_event_survives_broker_venue_and_hub_failures_and_scores_every_result
     for h in hubs.values():
         verify = run("hub", "verify", "--log", str(h.folder / "table.sqlite"))
         assert verify.returncode == 0, verify.stdout + verify.stderr
+
+    # No deal exists at a table before its round starts: a round entry holds the boards' hashes
+    # and no cards; the round's start (which brought the key) holds the deals; every deal of a
+    # round begins after that start.  The venue's stored specs hold no round key either.
+    for h in hubs.values():
+        db = eventlog.open_readonly(str(h.folder / "table.sqlite"))
+        try:
+            log = [e for tid in eventlog.table_ids(db) for e in eventlog.read_entries(db, tid)]
+        finally:
+            db.close()
+        started = set()
+        for e in log:
+            b = e.body
+            if e.kind == "round":
+                assert "deals" not in b and "hands" not in json.dumps(b) and len(b["deal_hashes"]) == BOARDS
+            elif e.kind == "round_start":
+                started.add(b["round"])
+                assert [d["board"] for d in b["deals"]] == list(range(1, BOARDS + 1))
+            elif e.kind == "deal_start":
+                assert b["deal_record"]["round"] in started, "deal %s before its round's start" % b["deal"]
+        assert sorted(started) == list(range(1, ROUNDS + 1))
+    for (spec,) in query(store, "SELECT spec FROM round_specs"):
+        assert "round_key" not in json.loads(spec)

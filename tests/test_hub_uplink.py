@@ -25,7 +25,7 @@ from paizhuo.table.runtime import Table
 from paizhuo.table.uplink import Uplink
 
 from brokers import mosquitto, wait_for  # noqa: F401  (mosquitto is a fixture)
-from table_seat import PLAYERS, SPARE, Rig, check_in_all, round_spec
+from table_seat import PLAYERS, SPARE, Rig, check_in_all, round_key, round_spec
 
 EVENT = "test"
 HUB = "T07"
@@ -165,7 +165,7 @@ def test_results_reach_the_venue_with_cursors_and_are_resent_until_acknowledged(
             spec = round_spec(1, boards=[1, 2])
             venue.publish_round(spec)
             assert (await venue.reply(spec["id"]))["ok"] is True
-            start = venue.control("start", round=1)
+            start = venue.control("start", round=1, round_key=round_key(1))
             assert (await venue.reply(start))["ok"] is True
             await wait_for(lambda: len({m["n"] for m in venue.results}) == 2, 30, "two results")
             epoch = uplink.outbox.epoch
@@ -216,7 +216,7 @@ def test_a_result_logged_but_not_in_the_outbox_is_found_by_the_rescan(tmp_path, 
         task = asyncio.ensure_future(table.run(stop))
         await table.started.wait()
         table.load_round(round_spec(1, boards=[1, 2, 3]))
-        table.start_round(1)
+        table.start_round(1, round_key(1))
         await wait_for(lambda: sum(1 for e in table.log.entries() if e.kind == "result") == 3, 30, "3 results")
         stop.set()
         await task
@@ -252,7 +252,7 @@ def test_the_outbox_survives_sigkill_and_the_venue_dedupes_by_cursor(tmp_path, m
             venue.publish_round(round_spec(1, boards=[1, 2, 3, 4]))
             rig.spawn_hub()
             await wait_for(lambda: any(s["online"] for s in venue.status), 20, "the hub online")
-            venue.control("start", round=1)
+            venue.control("start", round=1, round_key=round_key(1))
             await wait_for(lambda: len(venue.stored_results()) >= 2, 60, "two results")
             rig.kill_hub()  # SIGKILL, mid-round
             kept = outbox_rows(rig.config.venue.outbox)
@@ -297,7 +297,7 @@ def test_the_broker_stopped_mid_round_then_restarted_queued_results_arrive(tmp_p
         try:
             venue.publish_round(round_spec(1, boards=[1, 2, 3, 4, 5]))
             await wait_for(lambda: table.book.venue_round(1) is not None, 15, "the round loaded")
-            venue.control("start", round=1)
+            venue.control("start", round=1, round_key=round_key(1))
             await wait_for(lambda: len(venue.stored_results()) >= 1, 60, "a first result")
             mosquitto.stop()
             before = len(venue.stored_results())
@@ -370,12 +370,24 @@ def test_control_ops_are_answered_on_reply_and_bad_ones_change_nothing(tmp_path,
             pause = venue.control("pause", by="referee Li", reason="no deal yet")
             r = await venue.reply(pause)
             assert (r["ok"], r["code"]) == (False, "no_deal") and r["en"] and r["zh"]
-            early = venue.control("start", round=1)
+            early = venue.control("start", round=1, round_key=round_key(1))
             assert (await venue.reply(early))["code"] == "unknown_round"
             spec = round_spec(1, boards=[1])
             venue.publish_round(spec)
             assert (await venue.reply(spec["id"]))["ok"]
-            assert (await venue.reply(venue.control("start", round=1)))["ok"]
+            # A start without its key, or with a malformed one: bad_control.  A key that does not
+            # give the spec's deals: deal_mismatch, alerted; nothing is logged, the round waits.
+            n_log = table.log.last_seq
+            for fields in ({}, {"round_key": None}, {"round_key": round_key(1)[:40]}, {"round_key": round_key(1).upper()}):
+                r = await venue.reply(venue.control("start", round=1, **fields))
+                assert (r["ok"], r["code"]) == (False, "bad_control") and "round_key" in r["en"] and r["zh"], r
+            r = await venue.reply(venue.control("start", round=1, round_key=round_key(2)))
+            assert (r["ok"], r["code"]) == (False, "deal_mismatch") and "round key" in r["en"] and "密钥" in r["zh"]
+            await wait_for(lambda: any(a["alert"] == "deal_mismatch" for a in venue.alerts), 15, "the mismatch alert")
+            alert = [a for a in venue.alerts if a["alert"] == "deal_mismatch"][0]
+            assert (alert["round"], alert["boards"]) == (1, [1]) and round_key(2) not in json.dumps(alert)
+            assert table.log.last_seq == n_log and not table.book.venue_round(1).started and table.plan == [None]
+            assert (await venue.reply(venue.control("start", round=1, round_key=round_key(1))))["ok"]
             await E.wait_for(lambda: E.screen == "checkin", 15, "check-in")
             E.checkin(11)
             await E.wait_for(lambda: E.screen == "deal", 15, "the deal")
@@ -455,12 +467,20 @@ def test_the_round_spec_is_retained_and_a_restarted_hub_picks_it_up(tmp_path, mo
             venue.publish_round(spec)  # before the hub exists: retained for it
             rig.spawn_hub()
             assert (await venue.reply(spec["id"], timeout=20))["ok"]
-            start = venue.control("start", round=1)
+            # Killed between the load and the start: the restarted hub has the round (its log and
+            # the retained spec, the same id), still without cards, and starts when told.
+            rig.kill_hub()
+            rig.spawn_hub()
+            await wait_for(lambda: len(venue.replies[spec["id"]]) >= 2, 20, "the spec answered after the restart")
+            assert venue.replies[spec["id"]][-1]["ok"]
+            await wait_for(lambda: venue.live and venue.live[-1]["round"] == 1, 20, "the round loaded")
+            assert venue.live[-1]["started"] is False and not venue.stored_results()
+            start = venue.control("start", round=1, round_key=round_key(1))
             assert (await venue.reply(start))["ok"]
             await wait_for(lambda: len(venue.stored_results()) >= 1, 60, "a result")
             rig.kill_hub()
             rig.spawn_hub()  # gets the retained spec again: the same id, ignored; the round goes on
-            await wait_for(lambda: len(venue.replies[spec["id"]]) >= 2, 20, "the spec answered again")
+            await wait_for(lambda: len(venue.replies[spec["id"]]) >= 3, 20, "the spec answered again")
             assert venue.replies[spec["id"]][-1]["ok"]
             # A different spec for the started round is refused.
             other = round_spec(1, boards=[9], id="changed")
@@ -478,7 +498,8 @@ def test_the_round_spec_is_retained_and_a_restarted_hub_picks_it_up(tmp_path, mo
 
     rig, venue, out = run(main())
     kinds = [e.kind for e in log_entries(rig.config.log)]
-    assert kinds.count("round") == 1 and kinds.count("round_start") == 1 and kinds.count("hub_start") == 2, out
+    assert kinds.count("round") == 1 and kinds.count("round_start") == 1 and kinds.count("hub_start") == 3, out
+    assert kinds.index("round_start") < kinds.index("deal_start")
     assert sorted(m["board"] for m in venue.stored_results()) == [1, 2, 3]
     assert audit(rig.config.log).ok
 
@@ -495,6 +516,7 @@ OPS = ["start", "pause", "resume", "ack_call", "replace", "note", "explode"]
 
 FIELD = {
     "round": st.one_of(st.integers(0, 3), JSON),
+    "round_key": st.one_of(st.sampled_from([round_key(1), round_key(2)]), JSON),
     "by": st.one_of(st.text(min_size=1, max_size=10), JSON),
     "reason": st.one_of(st.text(max_size=10), JSON),
     "seat": st.one_of(st.sampled_from(["E", "N", "W", "S", None]), JSON),

@@ -131,8 +131,8 @@ def test_hub_reads_only_its_own_venue_topics(broker):
 
 def test_monitor_reads_only_public_topics_and_writes_nothing(broker):
     """Console displays see status, live snapshots, standings and finished rounds' records —
-    never a round spec or control (round keys open every hand), a result (its hand record) or
-    an alert."""
+    never a round spec or control (a start carries the round key, which opens every hand), a
+    result (its hand record) or an alert."""
     async def main():
         inbox = Inbox()
         monitor = login(broker, "monitor", on_message=inbox)

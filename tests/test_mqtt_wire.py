@@ -40,7 +40,7 @@ GOOD = {
     "reply": {"v": 1, "id": "c0ffee", "ok": False, "code": "no_deal", "en": "nothing to pause", "zh": "没有进行中的牌局"},
     "ack": {"v": 1, "epoch": EPOCH, "upto": 7},
     "round": {"v": 1, "id": "a" * 32, "round": 2, "group": 1, "game": "bigtwo", "table": "7", "boards": [1, 2, 3, 4],
-              "round_key": HASH,
+              "deal_hashes": {str(b): "%02x" % b * 32 for b in (1, 2, 3, 4)},
               "players": {s: {"id": "P01%d" % i, "name": "李四", "no": 12 + i, "bot": False}
                           for i, s in enumerate("ENWS")},
               "moves": {"E": {"table": "3", "seat": "N"}, "N": None}},
@@ -111,7 +111,17 @@ BAD = [
     ("ack", "epoch", DEL, "missing_field", "epoch"),
     ("round", "boards", [1, 1], "bad_field", "boards"),
     ("round", "boards", [], "bad_field", "boards"),
-    ("round", "round_key", "zz" * 32, "bad_field", "round_key"),
+    # The round key never travels with the spec (only with the start): a spec carrying one is refused.
+    ("round", "round_key", HASH, "unknown_field", "round_key"),
+    ("round", "round_key", "zz" * 32, "unknown_field", "round_key"),
+    ("round", "deals", [], "unknown_field", "deals"),
+    ("round", "deal_hashes", DEL, "missing_field", "deal_hashes"),
+    ("round", "deal_hashes", [HASH] * 4, "bad_field", "deal_hashes"),
+    ("round", "deal_hashes.4", DEL, "inconsistent", "deal_hashes"),
+    ("round", "deal_hashes.5", HASH, "inconsistent", "deal_hashes"),
+    ("round", "deal_hashes.3", "AB" * 32, "bad_field", "deal_hashes.3"),
+    ("round", "deal_hashes.3", "ab" * 31, "bad_field", "deal_hashes.3"),
+    ("round", "deal_hashes.3", None, "bad_field", "deal_hashes.3"),
     ("round", "players.X", {"id": "P1", "name": "x"}, "bad_field", "players key"),
     ("round", "players.E.id", "", "bad_field", "players.E.id"),
     ("round", "players.E.bot", "no", "bad_field", "players.E.bot"),
@@ -143,7 +153,7 @@ def test_bad_messages_are_refused_naming_the_field(kind, path, value, code, fiel
 
 
 CONTROL_OPS = [
-    {"op": "start", "round": 2},
+    {"op": "start", "round": 2, "round_key": HASH},
     {"op": "pause", "reason": "电源故障", "by": "referee Li"},
     {"op": "pause", "by": "referee Li"},
     {"op": "resume", "by": "referee Li"},
@@ -160,7 +170,10 @@ def test_every_control_op(body):
 
 
 @pytest.mark.parametrize("body,field", [
-    ({"op": "start"}, "round"), ({"op": "start", "round": 0}, "round"), ({"op": "ack_call", "by": "x"}, "seat"),
+    ({"op": "start", "round_key": HASH}, "round"), ({"op": "start", "round": 0, "round_key": HASH}, "round"),
+    ({"op": "start", "round": 2}, "round_key"), ({"op": "start", "round": 2, "round_key": "AB" * 32}, "round_key"),
+    ({"op": "start", "round": 2, "round_key": "ab" * 16}, "round_key"), ({"op": "start", "round": 2, "round_key": 7}, "round_key"),
+    ({"op": "ack_call", "by": "x"}, "seat"),
     ({"op": "note", "seat": "E", "en": "x"}, "zh"), ({"op": "resume"}, "by"),
 ])
 def test_control_op_missing_its_fields(body, field):

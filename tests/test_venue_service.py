@@ -54,12 +54,20 @@ def config(**kw):
 _PLAYED = {}
 
 
-def play(spec, board, seed):
-    """Play one deal of a spec with the engine's bots: (record dict, Result), cached."""
-    key = (spec["round_key"], spec["group"], board, seed)
+def released_key(rnd):
+    """The round key the venue's start of round ``rnd`` carries (the test event's secret): the
+    unit tests feed results without playing the start, so the simulated hub is given it here."""
+    return deals.round_key(deals.parse_secret(SECRET), rnd).hex()
+
+
+def play(spec, board, seed, round_key):
+    """Play one deal of a spec with the engine's bots: (record dict, Result), cached.  The deal
+    comes from the round key of the start, as a hub derives it, checked against the spec's hash."""
+    key = (round_key, spec["group"], board, seed)
     if key not in _PLAYED:
-        rec = deals.deal_from_round_key(bytes.fromhex(spec["round_key"]), spec["game"], spec["group"], board,
+        rec = deals.deal_from_round_key(bytes.fromhex(round_key), spec["game"], spec["group"], board,
                                         round=spec["round"])
+        assert rec.hash == spec["deal_hashes"][str(board)], "the start's key does not give the spec's deal"
         game = BigTwo(rec.to_engine_deal())
         bots = {s: BigTwoBot(seed * 10 + i) for i, s in enumerate("ENWS")}
         step = 0
@@ -81,6 +89,10 @@ class SimHub:
         self.hub, self.table, self.event = hub, table, event
         self.epoch = epoch or secrets.token_hex(8)
         self.n = 0
+        self.keys = {}  # round → the round key its start brought
+
+    def round_key(self, rnd):
+        return self.keys.get(rnd) or released_key(rnd)
 
     def topic(self, leaf):
         return wire.hub_topic(self.event, self.hub, leaf)
@@ -92,7 +104,7 @@ class SimHub:
 
     def result(self, spec, board, seed=None, deal_hash=None, player=None):
         seed = int(self.table) if seed is None else seed
-        record, res = play(spec, board, seed)
+        record, res = play(spec, board, seed, self.round_key(spec["round"]))
         h = deal_hash or record["deal"]["hash"]
         rows = []
         for s in "ENWS":
@@ -338,10 +350,14 @@ def test_round_one_is_seated_with_specs_boards_and_the_draw():
     key = deals.round_key(cfg.secret, 1)
     for hub, spec in specs.items():
         wire.check_round(spec)
-        assert spec["round_key"] == key.hex() and spec["boards"] == [1, 2] and spec["moves"] is None
+        assert spec["boards"] == [1, 2] and spec["moves"] is None
         assert spec["table"] == {"T01": "1", "T02": "2"}[hub] and spec["game"] == "bigtwo"
+        # The boards' deal hashes, never the round key: no card can be derived before the start.
+        assert spec["deal_hashes"] == {str(b): deals.deal(cfg.secret, "bigtwo", 1, spec["group"], b).hash for b in (1, 2)}
+        assert "round_key" not in spec and key.hex() not in json.dumps(spec)
     assert {(b["board"], b["deal_hash"]) for b in st.boards("cup", 1)} == {
         (b, deals.deal(cfg.secret, "bigtwo", 1, 1, b).hash) for b in (1, 2)}
+    assert not any(key.hex() in json.dumps(row["spec"]) for row in st.round_specs("cup"))  # nor in the store
     bot = [p for s in specs.values() for p in s["players"].values() if p["id"] == "P08"][0]
     assert bot == {"id": "P08", "name": "选手8", "no": 8, "bot": True}
     # the store cannot be opened for the same event with another secret
@@ -404,6 +420,7 @@ def test_a_whole_event_two_rounds_standings_records_moves_finished():
         stop, task = await running(venue)
         hubs = [SimHub("T01", "1"), SimHub("T02", "2")]
         assert {t for t, _, r in link.sent if r} >= {wire.venue_topic("cup", "round", "T01"), wire.venue_topic("cup", "round", "T02")}
+        keys = {deals.round_key(cfg.secret, r).hex() for r in (1, 2)}
         q = venue.subscribe()
         r1 = {h.hub: venue.spec_of(h.hub) for h in hubs}
         finish_round(venue, hubs, 1)
@@ -419,7 +436,9 @@ def test_a_whole_event_two_rounds_standings_records_moves_finished():
         r2 = {h.hub: venue.spec_of(h.hub, 2) for h in hubs}
         place2 = {p["id"]: (s2["table"], seat) for s2 in r2.values() for seat, p in s2["players"].items()}
         for hub, spec in r2.items():
-            assert spec["round_key"] == deals.round_key(cfg.secret, 2).hex() and spec["id"] != r1[hub]["id"]
+            assert spec["id"] != r1[hub]["id"] and "round_key" not in spec
+            assert spec["deal_hashes"] == {str(b): deals.deal(cfg.secret, "bigtwo", 2, spec["group"], b).hash
+                                           for b in spec["boards"]}
             for seat, mv in spec["moves"].items():
                 prev = r1[hub]["players"][seat]
                 if prev["bot"]:   # a computer player is not told where to go
@@ -444,6 +463,17 @@ def test_a_whole_event_two_rounds_standings_records_moves_finished():
         assert {"table", "standings", "round"} <= kinds
         wire_st = link.to("standings")[-1]
         wire.check_standings(wire_st)
+        # No start was sent in this event, so nothing the venue published holds a round key —
+        # the retained round specs (what any subscriber of venue/round/<hub> gets) least of all —
+        # except the hand records of a finished round, which publish that round's key.
+        published = [(t, json.dumps(m)) for t, m, _ in link.sent]
+        assert any("/venue/round/" in t for t, _ in published)
+        assert not [t for t, text in published
+                    if "/venue/records/" not in t and ("round_key" in text or any(k in text for k in keys))]
+        for t, text in published:
+            if "/venue/records/" in t:
+                rnd = int(t.rsplit("/", 1)[1])
+                assert deals.round_key(cfg.secret, rnd).hex() in text and deals.round_key(cfg.secret, 3 - rnd).hex() not in text
         assert [p["player"] for p in wire_st["players"]] == [p["player"] for p in final["players"]]
         assert "boards" not in wire_st["players"][0] and "boards" in final["players"][0]
         stop.set()
@@ -524,6 +554,12 @@ def test_starting_the_next_round_over_held_results():
         assert venue.round == 2 and venue.rounds()[0]["closed"]
         starts = [m for m in venue.link.to("control") if m["op"] == "start"]
         assert {m["round"] for m in starts} == {2} and len(starts) == 2
+        # The start is where round 2's key leaves the venue; the stored op does not keep it.
+        key2 = deals.round_key(venue.config.secret, 2).hex()
+        assert all(m["round_key"] == key2 and wire.check_control(m) for m in starts)
+        stored = [c for c in venue.store.controls("cup") if c["op"] == "start"]
+        assert sorted(c["id"] for c in stored) == sorted(m["id"] for m in starts)
+        assert all(c["body"] == {"v": 1, "id": c["id"], "op": "start", "round": 2} for c in stored)
         again = await venue.start_round(2, "referee Wang")
         assert again["already"] and len([m for m in venue.link.to("control") if m["op"] == "start"]) == 4
         assert [m["id"] for m in venue.link.to("control")][2:] == [m["id"] for m in venue.link.to("control")][:2]
@@ -810,12 +846,54 @@ def test_auto_start_when_every_hub_has_loaded_the_round_and_start_resent(monkeyp
         assert venue.audit()[-1]["who"] == "venue (auto_start)"
         starts = venue.link.to("control", "T01")
         assert [m["op"] for m in starts] == ["start"]
-        # T01 still shows the round not started (the start was lost): it gets the same start again
+        key = deals.round_key(venue.config.secret, 1).hex()
+        assert starts[0]["round_key"] == key and "round_key" not in json.dumps(venue.spec_of("T01"))
+        # T01 still shows the round not started (the start was lost, the hub restarted): it gets
+        # the same start again, with the key
         send(venue, hubs[0], "live", hubs[0].live(venue.spec_of("T01"), started=False))
-        assert [m["id"] for m in venue.link.to("control", "T01")] == [starts[0]["id"]] * 2
+        again = venue.link.to("control", "T01")
+        assert [m["id"] for m in again] == [starts[0]["id"]] * 2 and again[1] == starts[0]
         stop.set()
         await task
     asyncio.run(main())
+
+
+def test_a_restarted_venue_sends_the_start_again_with_the_key(tmp_path, monkeypatch):
+    """The start was sent, then the venue stopped; a hub that still shows the round loaded
+    but not started gets the same start (same id, the key derived again) from the new venue."""
+    monkeypatch.setattr(service_mod, "START_RESEND", 0.0)
+    path = str(tmp_path / "venue.sqlite")
+    hub = SimHub("T01", "1")
+
+    async def first():
+        venue = Venue(config(), Store(path), Link())
+        stop, task = await running(venue)
+        await venue.start_round(1, "referee Li")
+        sent = venue.link.to("control", "T01")
+        stop.set()
+        await task
+        venue.store.close()
+        return sent
+
+    async def second():
+        venue = Venue(config(), Store(path), Link())
+        stop, task = await running(venue)
+        assert venue.link.to("control") == []  # nothing is sent unasked
+        send(venue, hub, "live", hub.live(venue.spec_of("T01"), started=False, screen="checkin"))
+        sent = venue.link.to("control", "T01")
+        # A hub that shows the round started needs nothing.
+        send(venue, SimHub("T02", "2"), "live", SimHub("T02", "2").live(venue.spec_of("T02"), started=True))
+        assert venue.link.to("control", "T02") == []
+        stop.set()
+        await task
+        venue.store.close()
+        return sent
+
+    before = asyncio.run(first())
+    after = asyncio.run(second())
+    key = deals.round_key(config().secret, 1).hex()
+    assert [m["op"] for m in before] == ["start"] and before[0]["round_key"] == key
+    assert after == before  # the same id, round and key
 
 
 def test_restart_restores_everything_and_acknowledges_again(tmp_path):
@@ -949,6 +1027,8 @@ class BrokerHub(SimHub):
         elif t.leaf == "control":
             self.controls.append(m)
             reply = {"v": 1, "id": m["id"], "ok": True}
+            if m["op"] == "start":
+                self.keys[m["round"]] = m["round_key"]
             if m["op"] == "resume":
                 reply = {"v": 1, "id": m["id"], "ok": False, "code": "no_deal", "en": "nothing is paused", "zh": "没有暂停"}
             self.client.publish(self.topic("reply"), wire.dumps(reply), 1)
@@ -956,6 +1036,10 @@ class BrokerHub(SimHub):
             self.records[t.round] = m
         elif t.leaf == "standings":
             self.standings = m
+
+    def round_key(self, rnd):
+        """Only the key a start brought: a hub on the broker cannot play a round not started."""
+        return self.keys[rnd]
 
     def put(self, msg):
         self.outbox[msg["n"]] = msg
@@ -995,6 +1079,11 @@ def test_on_mosquitto_results_from_several_hubs_reach_the_standings_exactly_once
                 await h.start()
             await wait_for(lambda: all(1 in h.specs for h in hubs), 10, "round specs (retained)")
             await wait_for(lambda: all(venue.glance()[i]["online"] for i in range(3)), 10, "hubs online")
+            # The retained specs hold no round key (wire.check_round refuses one); the start brings it.
+            assert all("round_key" not in h.specs[1] and h.specs[1]["deal_hashes"] for h in hubs)
+            await venue.start_round(1, "referee Li")
+            await wait_for(lambda: all(1 in h.keys for h in hubs), 10, "the start with round 1's key")
+            assert {h.keys[1] for h in hubs} == {deals.round_key(cfg.secret, 1).hex()}
             for h in hubs:
                 for b in h.specs[1]["boards"]:
                     msg = h.result(h.specs[1], b)
@@ -1048,6 +1137,8 @@ def test_on_mosquitto_a_restarted_venue_loses_nothing_and_a_lost_hub_is_alerted(
             for h in hubs:
                 await h.start()
             await wait_for(lambda: all(1 in h.specs for h in hubs), 10, "specs")
+            await venue.start_round(1, "referee Li")
+            await wait_for(lambda: all(1 in h.keys for h in hubs), 10, "the start")
             hubs[0].put(hubs[0].result(hubs[0].specs[1], 1))
             await wait_for(lambda: not hubs[0].outbox, 10, "first ack")
             stop.set()
@@ -1096,6 +1187,8 @@ def test_on_mosquitto_a_foreign_deal_hash_is_held_and_alerted(broker, tmp_path):
         try:
             await h.start()
             await wait_for(lambda: 1 in h.specs, 10, "spec")
+            await venue.start_round(1, "referee Li")
+            await wait_for(lambda: 1 in h.keys, 10, "the start")
             h.put(h.result(h.specs[1], 1, deal_hash="ab" * 32))
             await wait_for(lambda: not h.outbox, 10, "acknowledged")
             assert {r["held_why"] for r in venue.results()} == {"deal_hash_mismatch"}

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from brokers import mosquitto, wait_for  # noqa: F401  (pytest fixture)
-from paizhuo.venue import web
+from paizhuo.venue import deals, web
 from paizhuo.venue.store import hash_secret
 from paizhuo.venue.web import STATIC
 from venue_web_sim import PIN, venue_world
@@ -546,6 +546,9 @@ def test_adjust_release_and_start_round_are_recorded_with_who_and_why(mosquitto,
             r = await post("start_round", {"round": 1})
             body = await r.json()
             assert r.status == 200 and body["reply"]["already"] is True
+            # The hubs got round 1's key with the start, never with the (retained) spec.
+            key = deals.round_key(w.cfg.secret, 1).hex()
+            assert all(s.keys == {1: key} and "round_key" not in s.spec for s in w.sims.values())
             r = await post("start_round", {"round": 2})
             body = await r.json()
             assert r.status == 409 and body["code"] == "not_ready" and "第 1 轮尚未完成" in body["zh"]

@@ -6,8 +6,9 @@ store); the web application is :func:`paizhuo.venue.web.make_app` served on a lo
 :class:`SimHub` stands in for a table hub: a plain MQTT client (the project's
 :class:`paizhuo.mqtt.client.MqttClient`) that publishes contract-conformant ``status``, ``live``,
 ``alert`` and ``result`` messages and answers the venue's control ops — it plays its deals with
-the real Big Two engine and bots, from the venue's own round spec (round key → deal), so its
-results carry the right deal hashes.  The real hub and its uplink are tested on their own.
+the real Big Two engine and bots, derived (as a hub does) from the round key that the venue's
+``start`` carries and checked against the round spec's deal hashes, so its results carry the
+right deal hashes.  The real hub and its uplink are tested on their own.
 
     async with venue_world(tmp_path, broker_port) as w:
         w.sims["1"].begin_deal()          # table 1 starts the spec's first board
@@ -60,9 +61,11 @@ def event_toml(port, store, rounds=2, boards=2, players=PLAYERS, tables=2):
 class SimHub:
     """One simulated table hub (see the module docstring).
 
-    ``spec`` is the latest round spec received; ``controls`` every control op received, in
-    order; ``acks`` the venue's acknowledgements; ``game`` the deal in play (None between
-    deals).  ``refuse[op] = (code, en, zh)`` makes the hub refuse that op.
+    ``spec`` is the latest round spec received; ``keys`` the round keys the starts brought
+    (round → 64 hex); ``controls`` every control op received, in order; ``acks`` the venue's
+    acknowledgements; ``game`` the deal in play (None between deals).  ``refuse[op] = (code,
+    en, zh)`` makes the hub refuse that op.  A start whose key does not give the spec's deals
+    is refused ``deal_mismatch`` (as the hub does).
     """
 
     def __init__(self, event, hub, table, port, *, seed=1, spares=("S-0099",), think_ms=700):
@@ -77,6 +80,7 @@ class SimHub:
         self.think_ms = think_ms
         self.spec = None
         self.started = set()
+        self.keys = {}
         self.controls = []
         self.acks = []
         self.replies = []
@@ -127,6 +131,18 @@ class SimHub:
             code, en, zh = self.refuse[op]
             return self._reply(msg["id"], False, code, en, zh)
         if op == "start":
+            spec = self.spec
+            if spec is None or spec["round"] != msg["round"]:
+                return self._reply(msg["id"], False, "unknown_round", "round %d is not loaded here" % msg["round"],
+                                   "本桌尚未载入第 %d 轮" % msg["round"])
+            key = bytes.fromhex(msg["round_key"])
+            bad = [b for b in spec["boards"] if deals.deal_from_round_key(key, spec["game"], spec["group"], b,
+                                                                          round=spec["round"]).hash
+                   != spec["deal_hashes"][str(b)]]
+            if bad:
+                return self._reply(msg["id"], False, "deal_mismatch", "the round key does not give boards %s" % bad,
+                                   "轮次密钥与牌号 %s 不符" % bad)
+            self.keys[msg["round"]] = msg["round_key"]
             self.started.add(msg["round"])
         elif op == "pause":
             if self.game is None:
@@ -161,8 +177,10 @@ class SimHub:
         is public; a live snapshot follows."""
         spec = self.spec
         board = board if board is not None else spec["boards"][self.deals_done]
-        self.record = deals.deal_from_round_key(bytes.fromhex(spec["round_key"]), spec["game"], spec["group"], board,
-                                                round=spec["round"])
+        key = self.keys.get(spec["round"])
+        if key is None:
+            raise RuntimeError("table %s: round %d has not started here: no round key, no deal" % (self.table, spec["round"]))
+        self.record = deals.deal_from_round_key(bytes.fromhex(key), spec["game"], spec["group"], board, round=spec["round"])
         self.game = BigTwo(self.record.to_engine_deal())
         self.board = board
         self.deal += 1

@@ -121,9 +121,10 @@ def acl_rules(event, user, role):
     if role == "venue":
         return ["topic read %s/hub/#" % root, "topic write %s/venue/#" % root]
     if role == "monitor":
-        # Public information only: never a round spec or a start (round keys open every hand of
-        # the round), a control, or a result (its hand record shows a board other tables of the
-        # group may still be playing).
+        # Public information only: never a round spec (the seating and deal hashes, for its
+        # hub), a control (a start carries the round key, which opens every hand of the
+        # round), or a result (its hand record shows a board other tables of the group may
+        # still be playing).
         return ["topic read %s/%s" % (root, leaf) for leaf in MONITOR_READS]
     raise ValueError("role must be hub, venue or monitor, not %r" % (role,))
 

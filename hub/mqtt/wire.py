@@ -32,7 +32,7 @@ from collections import namedtuple
 from ..errors import CodedError
 
 __all__ = [
-    "ROOT", "MAX_PAYLOAD", "SEATS", "ALERT_KINDS", "CONTROL_OPS", "LIVE_SCREENS", "WireError", "Topic",
+    "ROOT", "MAX_PAYLOAD", "SEATS", "ALERT_KINDS", "CONTROL_OPS", "ROUND_FIELDS", "LIVE_SCREENS", "WireError", "Topic",
     "hub_topic", "venue_topic", "records_topic", "parse_topic", "event_filter", "hub_filter", "hub_subscriptions",
     "dumps", "loads", "check", "check_status", "check_live", "check_result", "check_alert", "check_reply",
     "check_ack", "check_round", "check_control", "check_standings", "check_records", "check_id",
@@ -44,7 +44,8 @@ SEATS = ("E", "N", "W", "S")
 HUB_LEAVES = ("status", "live", "result", "alert", "reply")
 VENUE_HUB_LEAVES = ("ack", "round", "control")      # venue/<leaf>/<hub>
 ALERT_KINDS = ("call", "seat_offline", "seat_online", "clock_expiry", "reject_burst", "checkin_wrong",
-               "log_failed", "hub_error")
+               "log_failed", "hub_error", "deal_mismatch")
+ROUND_FIELDS = ("v", "id", "round", "group", "game", "table", "boards", "deal_hashes", "players", "moves")
 CONTROL_OPS = ("start", "pause", "resume", "ack_call", "replace", "note")
 LIVE_SCREENS = ("checkin", "waiting", "deal", "paused", "result")
 
@@ -487,8 +488,27 @@ def check_ack(payload):
 
 
 def check_round(payload):
-    """``venue/round/<hub>`` (retained): the round spec the hub derives its deals from."""
+    """``venue/round/<hub>`` (retained): who plays which seat, the boards and each board's deal
+    hash (``deal_hashes``, keyed by the board number as text).  Never the round key: that comes
+    with the round's start (``check_control``), so no deal can be derived before its round; a
+    field this version does not know (``round_key`` among them) is refused.
+
+    >>> spec = {"v": 1, "id": "s1", "round": 1, "group": 1, "game": "bigtwo", "table": "7", "boards": [1],
+    ...         "deal_hashes": {"1": "ab" * 32}, "players": {"E": {"id": "P1", "name": "A", "no": 1}}}
+    >>> check_round(spec)["deal_hashes"]["1"][:4]
+    'abab'
+    >>> check_round(dict(spec, round_key="cd" * 32))
+    Traceback (most recent call last):
+    ...
+    paizhuo.mqtt.wire.WireError: round: round_key: is not a round spec field (a round key travels only with the start)
+    """
     m = _Msg("round", payload)
+    for f in sorted(m.m):
+        if f not in ROUND_FIELDS:
+            m.fail(f, "is not a round spec field%s" % (" (a round key travels only with the start)"
+                                                       if f == "round_key" else ""),
+                   "不是轮次安排的字段%s" % ("（轮次密钥只随开始指令发送）" if f == "round_key" else ""),
+                   "unknown_field")
     m.str("id", pattern=_MSG_ID, limit=64, what="a spec id (1-64 of A-Z a-z 0-9 - _)")
     m.int("round", 1)
     m.int("group", 1)
@@ -501,7 +521,13 @@ def check_round(payload):
         m.int(None, 1, value=b, name="boards[%d]" % i)
     if len(set(boards)) != len(boards):
         m.fail("boards", "lists a board twice", "牌号重复")
-    m.str("round_key", pattern=_HEX64, limit=64, what="64 lowercase hex digits")
+    hashes = m.obj("deal_hashes")
+    if set(hashes) != {str(b) for b in boards}:
+        m.fail("deal_hashes", "must give one hash for each board %s, keyed by the board number as text, not %.200r"
+               % (boards, list(hashes)[:20]), "必须为每个牌号各给一个哈希（键为牌号文本）", "inconsistent")
+    for b in boards:
+        m.str(None, value=hashes[str(b)], name="deal_hashes.%d" % b, pattern=_HEX64, limit=64,
+              what="64 lowercase hex digits")
     players = m.obj("players")
     if not players:
         m.fail("players", "must name the player of each seat", "必须给出每个座位的选手")
@@ -534,6 +560,7 @@ def check_control(payload):
                "必须是 %s 之一" % "、".join(CONTROL_OPS), "bad_control")
     if op == "start":
         m.int("round", 1)
+        m.str("round_key", pattern=_HEX64, limit=64, what="64 lowercase hex digits (the round's key)")
     elif op == "pause":
         m.str("by")
         m.str("reason", required=False)

@@ -27,11 +27,14 @@ rejects       ``counts`` ({seat or port: {code: n}}), ``deal``
 waiting       ``reason`` (every planned deal is played)
 hub_stop      ``reason``
 round         a venue round spec loaded (venue mode): ``id``, ``round``, ``group``, ``game``,
-              ``table``, ``boards``, ``players`` ({seat: id, name, no, bot}), ``moves``,
-              ``start`` (the plan index of its first deal), ``deals`` (the deal records).
-              A second ``round`` entry with the same number replaces the last one (allowed
-              only before that round has started)
-round_start   ``round``, ``id``: the venue's start for that round
+              ``table``, ``boards``, ``deal_hashes`` ({board as text: the deal's hash}),
+              ``players`` ({seat: id, name, no, bot}), ``moves``, ``start`` (the plan index
+              of its first deal).  No cards: the round key comes with the start.  A second
+              ``round`` entry with the same number replaces the last one (allowed only
+              before that round has started)
+round_start   ``round``, ``id``, ``deals`` (the deal records the hub derived from the round
+              key in the venue's start, each matching its board's hash in the ``round``
+              entry): the venue's start for that round
 checkin       ``round``, ``seat``, ``no``, ``player``, ``dev``: a player checked in
 unchecked     ``round``, ``seats``: seats that played the round's first deal without a
               check-in (written with that ``deal_start``)
@@ -41,8 +44,10 @@ note          ``seat`` (or null: every seat), ``en``, ``zh``: a referee's messag
 ============  =========================================================================
 
 The plan a table plays is the configuration's ``[deals]`` (if any) followed by every
-``round`` entry's deals (:class:`Plan`); the deal index in ``deal_start`` is the index in
-that whole plan, so it stays unique across rounds.
+``round`` entry's boards (:class:`Plan`); the deal index in ``deal_start`` is the index in
+that whole plan, so it stays unique across rounds.  A venue round's place in the plan is
+fixed by its boards when it is loaded; its cards fill that place when it starts (no deal
+exists at the table before its round: docs/movement-and-deals.md).
 """
 
 from ..errors import CodedError
@@ -94,35 +99,48 @@ class DealHistory:
 
 
 class RoundPlan:
-    """One round of a table's plan: its deals, its players and where it stands.
+    """One round of a table's plan: its boards, their deals, its players and where it stands.
 
     ``venue`` rounds come from the venue's round spec and need the venue's start and every
     player's check-in before their first deal; the configuration's ``[deals]`` form a round
     with ``venue=False`` that starts as soon as the seats are there (as a standalone hub).
 
+    A venue round is loaded with its boards and their deal hashes (``hashes``, board → hash)
+    but no cards: ``records`` is None until the start brings the round key and the hub has
+    derived the deals (:meth:`mismatches` checks them against the hashes first).
+
     >>> r = RoundPlan(1, 1, [], {"E": {"id": "P1", "name": "A", "no": 1, "bot": False}}, venue=False)
     >>> r.player("E")["no"], r.player("N"), r.started
     (1, None, True)
+    >>> v = RoundPlan(2, 1, None, {}, boards=[3, 4], hashes={3: "a" * 64, 4: "b" * 64}, start=5)
+    >>> v.dealt, v.covers(6), v.covers(7), v.body()["deal_hashes"]["4"][:3]
+    (False, True, False, 'bbb')
     """
 
-    __slots__ = ("id", "round", "group", "game", "table", "boards", "players", "moves", "records", "start",
-                 "venue", "started", "checked")
+    __slots__ = ("id", "round", "group", "game", "table", "boards", "hashes", "players", "moves", "records",
+                 "start", "venue", "started", "checked")
 
     def __init__(self, round, group, records, players, venue=True, id=None, game="bigtwo", table=None,
-                 boards=None, moves=None, start=0):
+                 boards=None, moves=None, start=0, hashes=None):
         self.id = id
         self.round = round
         self.group = group
         self.game = game
         self.table = table
-        self.records = list(records)
+        self.records = list(records) if records is not None else None  # None: the round key has not come
         self.boards = list(boards) if boards is not None else [r.board for r in self.records]
+        self.hashes = dict(hashes) if hashes is not None else {r.board: r.hash for r in self.records}
         self.players = dict(players)
         self.moves = moves
         self.start = start  # the plan index of its first deal
         self.venue = venue
         self.started = not venue  # the venue's start has arrived (a configured round needs none)
         self.checked = {}  # seat -> the checkin body
+
+    @property
+    def dealt(self):
+        """True once the round's deals are known (a configured round, or a started venue round)."""
+        return self.records is not None
 
     def player(self, seat):
         return self.players.get(seat)
@@ -133,28 +151,70 @@ class RoundPlan:
         return bool(p and p.get("bot"))
 
     def covers(self, index):
-        return self.start <= index < self.start + len(self.records)
+        return self.start <= index < self.start + len(self.boards)
+
+    def mismatches(self, records):
+        """The boards whose deal in ``records`` (one per board, in order) is not the one the
+        round was given: another hash, board, round, group or game.  Empty when all agree.
+
+        >>> from paizhuo.venue import deals
+        >>> key = deals.round_key(b"event", 2)
+        >>> recs = [deals.deal_from_round_key(key, "bigtwo", 1, b, round=2) for b in (1, 2)]
+        >>> r = RoundPlan(2, 1, None, {}, boards=[1, 2], hashes={1: recs[0].hash, 2: recs[1].hash})
+        >>> r.mismatches(recs), r.mismatches(recs[::-1]), r.mismatches(recs[:1])
+        ([], [1, 2], [2])
+        """
+        out = []
+        for i, board in enumerate(self.boards):
+            rec = records[i] if i < len(records) else None
+            if rec is None or (rec.board, rec.hash, rec.round, rec.group, rec.game) != (
+                    board, self.hashes.get(board), self.round, self.group, self.game):
+                out.append(board)
+        return out
 
     def body(self):
-        """The ``round`` log entry's body."""
+        """The ``round`` log entry's body (no cards: those come with the start)."""
         return {"id": self.id, "round": self.round, "group": self.group, "game": self.game, "table": self.table,
-                "boards": list(self.boards), "players": self.players, "moves": self.moves, "start": self.start,
-                "deals": [r.to_dict() for r in self.records]}
+                "boards": list(self.boards), "deal_hashes": {str(b): self.hashes[b] for b in self.boards},
+                "players": self.players, "moves": self.moves, "start": self.start}
+
+    def start_body(self, records):
+        """The ``round_start`` log entry's body: the round and the deals derived at the start."""
+        return {"round": self.round, "id": self.id, "deals": [r.to_dict() for r in records]}
 
     @classmethod
     def from_body(cls, body, seq="?"):
-        """The round of a logged ``round`` entry; HistoryError if it does not check."""
+        """The round of a logged ``round`` entry (not dealt yet); HistoryError if it does not check."""
         try:
-            records = [deals_.DealRecord.from_dict(d) for d in body["deals"]]
-            r = cls(body["round"], body["group"], records, body["players"], id=body["id"], game=body["game"],
-                    table=body["table"], boards=body["boards"], moves=body.get("moves"), start=body["start"])
-        except (KeyError, TypeError, deals_.DealError) as e:
+            boards = body["boards"]
+            hashes = body["deal_hashes"]
+            if not isinstance(hashes, dict) or set(hashes) != {str(b) for b in boards}:
+                raise ValueError("deal_hashes must give one hash for each board %s" % (boards,))
+            r = cls(body["round"], body["group"], None, body["players"], id=body["id"], game=body["game"],
+                    table=body["table"], boards=boards, moves=body.get("moves"), start=body["start"],
+                    hashes={b: hashes[str(b)] for b in boards})
+        except (KeyError, TypeError, ValueError) as e:
             raise HistoryError(seq, "the round entry does not load: %s" % (getattr(e, "en", None) or repr(e))) from None
         return r
 
+    def deal_from_body(self, body, seq="?"):
+        """Set the deals of a logged ``round_start`` entry, checked against the round's hashes."""
+        try:
+            records = [deals_.DealRecord.from_dict(d) for d in body["deals"]]
+        except (KeyError, TypeError, deals_.DealError) as e:
+            raise HistoryError(seq, "the deals of round %s's start do not load: %s"
+                               % (self.round, getattr(e, "en", None) or repr(e))) from None
+        bad = self.mismatches(records)
+        if bad or len(records) != len(self.boards):
+            raise HistoryError(seq, "the deals of round %s's start are not the boards the round was given (%s)"
+                               % (self.round, ", ".join(map(str, bad)) or "too many deals"))
+        self.records = records
+
 
 class Plan:
-    """The rounds a table plays, in order, and the deals they add up to (``records``).
+    """The rounds a table plays, in order, and the deals they add up to (``records``: one
+    per plan index, None where a venue round has not started yet; ``boards``: the board
+    number of each index).
 
     >>> p = Plan()
     >>> p.add(RoundPlan(1, 1, [], {}, id="a"))
@@ -162,18 +222,24 @@ class Plan:
     ['a', 'b']
     >>> p.add(RoundPlan(2, 1, [], {}, id="c")); [r.id for r in p.rounds]  # round 2 again: replaced
     ['a', 'c']
+    >>> p.add(RoundPlan(3, 1, None, {}, id="d", boards=[7, 8], hashes={7: "", 8: ""})); p.records, p.boards
+    ([None, None], [7, 8])
     """
 
     def __init__(self, base=None):
         self.rounds = [base] if base is not None else []
         self.records = []
+        self.boards = []
         self._index()
 
     def _index(self):
+        """Lay the rounds out one after another (call again when a round gets its deals)."""
         self.records = []
+        self.boards = []
         for r in self.rounds:
             r.start = len(self.records)
-            self.records.extend(r.records)
+            self.records.extend(r.records if r.records is not None else [None] * len(r.boards))
+            self.boards.extend(r.boards)
 
     def add(self, rnd):
         """Append ``rnd``, or replace the last round if it has the same number (a corrected spec)."""
@@ -182,6 +248,11 @@ class Plan:
             self.rounds[-1] = rnd
         else:
             self.rounds.append(rnd)
+        self._index()
+
+    def set_deals(self, rnd, records):
+        """Give a loaded round its deals (at its start) and lay the plan out again."""
+        rnd.records = list(records)
         self._index()
 
     def round_at(self, index):
@@ -245,6 +316,10 @@ class TableHistory:
                     game = state_class(rec["game"]).from_record(rec)
                 except (KeyError, TypeError, ValueError) as err:
                     raise HistoryError(e.seq, "the deal does not load: %s" % err) from None
+                rnd = next((r for r in h.rounds if r.covers(b["deal"])), None)
+                if rnd is not None and not rnd.started:
+                    raise HistoryError(e.seq, "deal %s of round %s starts before the venue's start of that round"
+                                       % (b["deal"], rnd.round))
                 h.deals.append(DealHistory(b["deal"], b.get("board"), b.get("deal_hash"), b.get("deal_record"), game, e.seq))
             elif e.kind in ("action", "clock", "pause", "result"):
                 d = h.current
@@ -285,6 +360,9 @@ class TableHistory:
                 if rnd is None:
                     raise HistoryError(e.seq, "%s for round %r, which was never loaded" % (e.kind, b.get("round")))
                 if e.kind == "round_start":
+                    if rnd.started:
+                        raise HistoryError(e.seq, "round %s is started twice" % rnd.round)
+                    rnd.deal_from_body(b, e.seq)
                     h.round_starts.add(rnd.round)
                     rnd.started = True
                 else:
@@ -349,9 +427,9 @@ def audit(path):
                     report.fail("%s: the engine was started with other cards than the deal record" % where)
                     continue
                 rnd = next((r for r in h.rounds if r.covers(d.index)), None)
-                if rnd is not None and rnd.records[d.index - rnd.start].hash != rec.hash:
+                if rnd is not None and rnd.hashes.get(rnd.boards[d.index - rnd.start]) != rec.hash:
                     report.fail("%s: the deal is not board %s of round %s as the venue's spec gave it"
-                                % (where, rnd.records[d.index - rnd.start].board, rnd.round))
+                                % (where, rnd.boards[d.index - rnd.start], rnd.round))
                     continue
                 if not d.finished:
                     report.note("%s: in progress at turn %d" % (where, len(d.game.actions)))

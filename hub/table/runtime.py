@@ -16,12 +16,15 @@ Tasks: one per port (open, challenge, read) and one scheduler (clock expiry, 托
 offline seats, the next deal, clock checkpoints).  :meth:`Table.run` starts them all and
 cancels them all; nothing else starts a task.
 
-Rounds (venue mode): the venue's round spec (:meth:`Table.load_round`) adds a round's deals to
-the plan; its players check in on their seat (``checkin`` with their player number) and its
-first deal starts once the venue's :meth:`Table.start_round` has arrived and every seat is
-online and checked in (or the grace period after the start has passed).  The referee's
-controls (pause, resume, replace a board, acknowledge a call, a note to the seats) are
-methods too; every refusal is a :class:`TableError`.
+Rounds (venue mode): the venue's round spec (:meth:`Table.load_round`) adds a round's boards
+and their deal hashes to the plan, but no cards; its players check in on their seat
+(``checkin`` with their player number).  The venue's start (:meth:`Table.start_round`) brings
+the round key: the hub derives the round's deals from it, checks each against the spec's hash,
+logs them, and the first deal starts once every seat is online and checked in (or the grace
+period after the start has passed).  So no deal of a round exists at the table before that
+round starts (docs/movement-and-deals.md).  The referee's controls (pause, resume, replace a
+board, acknowledge a call, a note to the seats) are methods too; every refusal is a
+:class:`TableError`.
 
 Clocks are the hub's.  A decision's limit is the engine's ``time_limit()`` (15 s 明牌, 15 s
 加倍, 25 s per turn by default) times ``[clock] scale``.  The 明牌 clock is one clock for all
@@ -62,6 +65,7 @@ SEAT_ZH = {"E": "东家", "N": "北家", "W": "西家", "S": "南家"}
 _SPEC_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _TEXT_ID = re.compile(r"^[^\x00-\x1f]{1,64}$")
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
+_SPEC_FIELDS = ("v", "id", "round", "group", "game", "table", "boards", "deal_hashes", "players", "moves")
 
 
 class TableError(CodedError):
@@ -278,7 +282,7 @@ class Table:
             if seat in self.seat_dev:
                 self.seat_dev[seat] = dev
         for d in hist.deals:
-            if d.index >= len(self.plan) or self.plan[d.index].hash != d.deal_hash:
+            if d.index >= len(self.plan) or self.plan[d.index] is None or self.plan[d.index].hash != d.deal_hash:
                 raise TableError(
                     "log_mismatch",
                     "the log %s holds deal %d with hash %s, which is not deal %d of this configuration: "
@@ -666,11 +670,12 @@ class Table:
     def load_round(self, spec):
         """Load the venue's round spec (venue contract § Round spec); True if it changed the plan.
 
-        The spec is checked whole before anything changes; its deals are derived from its
-        ``round_key`` (``deals.deal_from_round_key``) and logged with it as a ``round``
-        entry.  The same spec again (same ``id``) changes nothing (False); another spec for the
-        round last loaded replaces it as long as that round has not started; a round that has
-        started cannot be changed (``round_started``).
+        The spec is checked whole before anything changes and logged as a ``round`` entry:
+        the round's boards, their deal hashes (``deal_hashes``) and players, no cards (the
+        round key comes with the start, :meth:`start_round`).  The same spec again (same
+        ``id``) changes nothing (False); another spec for the round last loaded replaces it as
+        long as that round has not started; a round that has started cannot be changed
+        (``round_started``).
         """
         rnd = self._round_from_spec(spec)
         old = self.book.venue_round(rnd.round)
@@ -706,6 +711,13 @@ class Table:
 
         if not isinstance(spec, dict):
             bad("spec", "must be a JSON object", "必须是 JSON 对象")
+        if "round_key" in spec:
+            bad("round_key", "a round spec never carries the round key: the venue sends it with the round's start",
+                "轮次安排不得包含轮次密钥：场地在本轮开始时才发送")
+        unknown = sorted(str(k) for k in spec if k not in _SPEC_FIELDS)
+        if unknown:
+            bad(unknown[0], "is not a round spec field (fields: %s)" % ", ".join(_SPEC_FIELDS),
+                "不是轮次安排的字段（字段：%s）" % "、".join(_SPEC_FIELDS))
         if spec.get("v", 1) != 1:
             bad("v", "must be 1", "必须是 1")
         sid = spec.get("id")
@@ -728,9 +740,13 @@ class Table:
                 type(b) is int and b >= 1 for b in boards) or len(set(boards)) != len(boards):
             bad("boards", "must list the round's board numbers (whole numbers from 1, each once)",
                 "必须列出本轮的牌号（从 1 开始的整数，各一次）")
-        key = spec.get("round_key")
-        if not isinstance(key, str) or not _HEX64.match(key):
-            bad("round_key", "must be 64 lowercase hex digits", "必须是 64 位小写十六进制")
+        hashes = spec.get("deal_hashes")
+        if not isinstance(hashes, dict) or set(hashes) != {str(b) for b in boards}:
+            bad("deal_hashes", "must give one deal hash for each board, keyed by the board number as text",
+                "必须为每个牌号给出一个牌局哈希，键为牌号文本")
+        for b in boards:
+            if not isinstance(hashes[str(b)], str) or not _HEX64.match(hashes[str(b)]):
+                bad("deal_hashes.%d" % b, "must be 64 lowercase hex digits", "必须是 64 位小写十六进制")
         players = spec.get("players")
         if not isinstance(players, dict) or sorted(players) != sorted(SEATS):
             bad("players", "must name the player of each seat E, N, W, S", "必须给出 E、N、W、S 每个座位的选手")
@@ -761,17 +777,20 @@ class Table:
                                            and _TEXT_ID.match(mv["table"]) and mv.get("seat") in SEATS):
                     bad("moves.%s" % k, "must be {table, seat} or null", "必须是 {table, seat} 或 null")
             moves = {k: (None if mv is None else {"table": mv["table"], "seat": mv["seat"]}) for k, mv in moves.items()}
-        try:
-            kb = bytes.fromhex(key)
-            records = [deals_.deal_from_round_key(kb, self.config.game, spec["group"], b, round=spec["round"])
-                       for b in boards]
-        except deals_.DealError as e:
-            raise TableError(e.code, "round spec: %s" % e.en, "轮次安排：%s" % e.zh) from None
-        return history_.RoundPlan(spec["round"], spec["group"], records, clean, id=sid, game=self.config.game,
-                                  table=self.config.table, boards=boards, moves=moves)
+        return history_.RoundPlan(spec["round"], spec["group"], None, clean, id=sid, game=self.config.game,
+                                  table=self.config.table, boards=boards, moves=moves,
+                                  hashes={b: hashes[str(b)] for b in boards})
 
-    def start_round(self, round):
-        """The venue's start for ``round`` (loaded already); True if it was not started before.
+    def start_round(self, round, round_key):
+        """The venue's start for ``round`` (loaded already), with its round key (64 lowercase
+        hex); True if it was not started before.
+
+        The round's deals are derived from the key (``deals.deal_from_round_key``) and each
+        must have its board's hash from the round spec: otherwise the start is refused
+        (``deal_mismatch``, alerted; nothing changes, the table keeps waiting).  The deals are
+        logged with the start (a ``round_start`` entry), so a restarted hub has them from its
+        log.  A start for a round already started is answered False (the same key again; a key
+        that gives other deals is refused as above).
 
         Its first deal begins once every seat is online and checked in (bot seats count as
         both), or ``grace_seconds`` after this start whatever the seats do.
@@ -780,10 +799,32 @@ class Table:
         if rnd is None:
             raise TableError("unknown_round", "round %.40r is not loaded at this table: send its spec first" % (round,),
                              "本桌尚未载入第 %.40r 轮：请先发送该轮安排" % (round,))
+        if not isinstance(round_key, str) or not _HEX64.match(round_key):
+            raise TableError("bad_round_key", "the start of round %d must carry the round key: 64 lowercase hex digits"
+                             % rnd.round, "第 %d 轮的开始指令必须带有轮次密钥：64 位小写十六进制" % rnd.round)
+        try:
+            kb = bytes.fromhex(round_key)
+            records = [deals_.deal_from_round_key(kb, self.config.game, rnd.group, b, round=rnd.round)
+                       for b in rnd.boards]
+        except deals_.DealError as e:
+            raise TableError(e.code, "round %d: %s" % (rnd.round, e.en), "第 %d 轮：%s" % (rnd.round, e.zh)) from None
+        bad = rnd.mismatches(records)
+        if bad:
+            # The venue's key and the venue's spec disagree (a wrong event secret, a spec from
+            # another event, a fault): playing would give this table other cards than the rest.
+            self._alert("deal_mismatch", round=rnd.round, boards=bad)
+            raise TableError("deal_mismatch",
+                             "round %d: the start's round key does not give the deals of the round spec (boards %s): "
+                             "nothing was started; the venue must send the right key (call the venue's staff)"
+                             % (rnd.round, ", ".join(map(str, bad))),
+                             "第 %d 轮：开始指令中的轮次密钥与轮次安排的牌局不符（牌号 %s）：未开始；需场地发送正确的密钥"
+                             "（请联系场地工作人员）" % (rnd.round, "、".join(map(str, bad))))
         if rnd.started:
             return False
-        self._append_control([("round_start", {"round": rnd.round, "id": rnd.id})])
+        self._append_control([("round_start", rnd.start_body(records))])  # logged first: a failed write changes nothing
+        self.book.set_deals(rnd, records)
         rnd.started = True
+        self.plan = self.book.records
         if not self._deal_running():
             now = self.now()
             # The grace period counts from the start (or from the end of the result on show).
@@ -895,7 +936,7 @@ class Table:
         deals_done = 0
         if rnd is not None and self.deal_index is not None:
             last_done = self.deal_index if (g is not None and g.phase == bigtwo.OVER) else self.deal_index - 1
-            deals_done = max(0, min(len(rnd.records), last_done - rnd.start + 1))
+            deals_done = max(0, min(len(rnd.boards), last_done - rnd.start + 1))
         index = self.deal_index if in_view else None
         return {
             "v": 1, "hub": self.config.hub, "table": self.config.table, "at": self.wall_ms(),

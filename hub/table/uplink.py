@@ -8,8 +8,8 @@ connects it to the venue through the broker (``hub/mqtt/client.py``)::
           ──on_change ─► snapshot() (≤ 10/s) ───────────────────────► hub/<hub>/live    (QoS 0)
     venue/ack/<hub>     ─► Outbox.ack(epoch, upto)
     venue/round/<hub>   ─► Table.load_round(spec)                ─► hub/<hub>/reply
-    venue/control/<hub> ─► Table.start_round / pause / resume / ack_call / replace_device / note
-                                                                 ─► hub/<hub>/reply
+    venue/control/<hub> ─► Table.start_round (with the round key) / pause / resume / ack_call /
+                           replace_device / note                 ─► hub/<hub>/reply
     connect             ─► hub/<hub>/status {"online": true} (retained); the last will says false
 
 **Nothing is lost.**  A result is written to the table's event log first (the table does
@@ -343,7 +343,7 @@ class Uplink:
         op = msg["op"]
         try:
             if op == "start":
-                t.start_round(msg["round"])
+                t.start_round(msg["round"], msg["round_key"])
             elif op == "pause":
                 t.pause(by=msg["by"], reason=msg.get("reason", ""))
             elif op == "resume":

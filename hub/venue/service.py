@@ -12,9 +12,13 @@ What it does, in order (docs/venue.md tells it for staff and referees):
    players, the rounds seated so far, their specs, which deals each table has finished.
 2. **Seat** round 1 by the seeded draw (:func:`paizhuo.venue.movement.seat_round`), register
    every board's deal hash (:mod:`paizhuo.venue.deals`, from the event secret), and publish
-   each table's **round spec** (retained, ``venue/round/<hub>``).
+   each table's **round spec** (retained, ``venue/round/<hub>``): players, boards and each
+   board's deal hash — never the round key, so no deal can be derived before its round.
 3. **Start** the round: a referee calls :meth:`Venue.start_round`, or with ``auto_start`` the
    venue does as soon as every hub of the round reports (live snapshot) that it has loaded it.
+   The ``start`` op carries the round key; the hub derives the deals and checks them against
+   the spec's hashes.  A hub that shows the round loaded but not started (it restarted, the
+   start was lost) gets the start again.
 4. **Results** (``hub/<hub>/result``): checked (wire format, the hub's own table, a round and
    board it was given, the seat's player), stored idempotently with the message's outbox
    cursor in one transaction, then acknowledged (``venue/ack/<hub>``: the highest contiguous n).
@@ -611,8 +615,12 @@ class Venue:
                     for s, p in prev[table].items():
                         there = None if self._is_bot(p) else place.get(p)
                         moves[s] = None if there is None else {"table": there[0], "seat": there[1]}
-                spec = {"v": 1, "id": uuid.uuid4().hex, "round": rnd, "group": next(iter(seats.values()))[1],
-                        "game": self.game, "table": table, "boards": cfg.boards(), "round_key": key.hex(),
+                group = next(iter(seats.values()))[1]
+                # The deal hashes, not the round key: the hub checks the deals the start's key
+                # gives against them, and nobody can derive a card before the round starts.
+                spec = {"v": 1, "id": uuid.uuid4().hex, "round": rnd, "group": group, "game": self.game,
+                        "table": table, "boards": cfg.boards(),
+                        "deal_hashes": {str(b): self._hashes[(rnd, group, b)] for b in cfg.boards()},
                         "players": {s: self._seat_player(p) for s, (p, _) in sorted(seats.items())}, "moves": moves}
                 wire.check_round(spec)
                 new.append((hub, table, spec))
@@ -973,12 +981,15 @@ class Venue:
         return {"ok": True, "id": cid, "hub": hub, "table": self._hubs[hub], "op": op}
 
     def _send_start(self, rnd, hub):
-        """Send (or send again, same id: the hub answers a repeated id as before) a round's start."""
+        """Send (or send again, same id: the hub answers a repeated id as before) a round's
+        start, with the round key: the one moment the key leaves the venue.  The store keeps
+        the op without the key (it is derived from the event secret each time it is sent)."""
         cid = self._start_sent.get((rnd, hub), (None, 0))[0]
         body = {"v": 1, "id": cid or uuid.uuid4().hex, "op": "start", "round": rnd}
         if cid is None:
             self.store.add_control(body["id"], self.event_id, hub, "start", body)
         self._start_sent[(rnd, hub)] = (body["id"], time.monotonic())
+        body["round_key"] = deals_.round_key(self.config.secret, rnd).hex()
         self._pub(wire.venue_topic(self.event_id, "control", hub), body)
         return body["id"]
 

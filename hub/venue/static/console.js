@@ -10,6 +10,7 @@
     clock_expiry: ["超时", "clock expired"], reject_burst: ["连续无效操作", "reject burst"],
     checkin_wrong: ["签到号码错误", "wrong check-in"], log_failed: ["日志写入失败", "log write failed"],
     hub_error: ["主机错误", "hub error"], deal_hash_mismatch: ["牌局校验不符", "deal hash mismatch"],
+    deal_mismatch: ["轮次密钥与牌局不符，未开始", "round key does not give the spec's deals: not started"],
     hub_offline: ["主机离线", "hub offline"], hub_online: ["主机上线", "hub online"],
   };
   const ACTION = {
@@ -352,7 +353,8 @@
     const k = ALERT[a.kind] || [a.kind, a.kind];
     const f = a.fields || {};
     const where = "第 " + (a.table ?? "?") + " 桌" + (f.seat ? " " + seat(f.seat) : "");
-    const more = [f.reason, f.why, f.typed !== undefined ? "typed " + f.typed : "", f.dev].filter(Boolean).join(" · ");
+    const boards = Array.isArray(f.boards) ? "round " + f.round + " boards " + f.boards.join(", ") : "";
+    const more = [f.reason, f.why, f.typed !== undefined ? "typed " + f.typed : "", f.dev, boards].filter(Boolean).join(" · ");
     return [where + " · " + k[0], k[1] + (more ? " · " + more : "")];
   }
 
