@@ -205,6 +205,57 @@ def test_results_reach_the_venue_with_cursors_and_are_resent_until_acknowledged(
     assert all(x[2] == 1 for x in outbox_rows(rig.config.venue.outbox))
 
 
+def test_resends_wait_for_stalled_acknowledgements_and_back_off(tmp_path, mosquitto):
+    """The resend rule, step by step on explicit clock values: nothing is re-sent while the
+    venue's acknowledgements move the cursor; when they stall for the resend wait everything
+    unacknowledged goes again, and each resend that brings nothing doubles the wait (up to
+    RESEND_MAX_S); an acknowledgement resets it."""
+    from paizhuo.table import uplink as uplink_mod
+
+    async def main():
+        rig = Rig(str(tmp_path), venue=venue_opts(mosquitto, resend_seconds=2), bots=tuple("ENWS"),
+                  bot_think_seconds=0, clock={"next_deal_seconds": 0})
+        venue = FakeVenue(mosquitto)
+        await venue.start()
+        stop = asyncio.Event()
+        table = Table(rig.config)
+        uplink = Uplink(rig.config, table)
+        tasks = [asyncio.ensure_future(table.run(stop)), asyncio.ensure_future(uplink.run(stop))]
+        try:
+            await wait_for(lambda: uplink.client.connected, 15, "connected")
+            for i in range(3):
+                uplink._on_alert({"kind": "call", "hub": HUB, "table": "7", "seat": "E", "why": "test %d" % i})
+            assert uplink.outbox.unacked == 3
+            t0 = uplink._progress_at
+            # Within the wait: nothing.  At the wait: all three, and the wait doubles.
+            assert uplink.resend_if_stalled(t0 + 1.9) == 0
+            assert uplink.resend_if_stalled(t0 + 2.0) == 3
+            t1 = uplink._progress_at
+            assert uplink.resend_if_stalled(t1 + 3.9) == 0 and uplink.resend_if_stalled(t1 + 4.0) == 3
+            t2 = uplink._progress_at
+            assert uplink.resend_if_stalled(t2 + 7.9) == 0 and uplink.resend_if_stalled(t2 + 8.0) == 3
+            # The wait never passes RESEND_MAX_S.
+            for _ in range(10):
+                uplink.resend_if_stalled(uplink._progress_at + 10 ** 6)
+            assert uplink._resend_wait == uplink_mod.RESEND_MAX_S
+            # An acknowledgement that moves the cursor: the wait is back to resend_seconds, and
+            # while the cursor moves nothing is re-sent.
+            venue.ack(uplink.outbox.epoch, 1)
+            await wait_for(lambda: uplink.outbox.unacked == 2, 10, "the ack")
+            t3 = uplink._progress_at
+            assert uplink.resend_if_stalled(t3 + 1.9) == 0 and uplink.resend_if_stalled(t3 + 2.0) == 2
+            venue.ack(uplink.outbox.epoch, 3)
+            await wait_for(lambda: uplink.outbox.unacked == 0, 10, "everything acknowledged")
+            assert uplink.resend_if_stalled(uplink._progress_at + 10 ** 6) == 0
+        finally:
+            stop.set()
+            await asyncio.gather(*tasks)
+            await venue.stop()
+            await rig.close()
+
+    run(main())
+
+
 def test_a_result_logged_but_not_in_the_outbox_is_found_by_the_rescan(tmp_path, mosquitto):
     """The crash window between the log commit and the outbox write: the table ran without
     its uplink (as if killed right after logging), then the uplink starts and finds them."""

@@ -14,7 +14,8 @@ connects it to the venue through the broker (``hub/mqtt/client.py``)::
 
 **Nothing is lost.**  A result is written to the table's event log first (the table does
 that), then put in the outbox under its result key; every unacknowledged outbox message is
-sent again on every (re)connect and every ``resend_seconds`` while connected, until the venue
+sent again on every (re)connect and every ``resend_seconds`` while connected and the venue's
+acknowledgements have not moved the cursor for that long, until the venue
 acknowledges it by cursor.  A hub killed between the log commit and the outbox write loses
 nothing either: on start the uplink reads the whole log again and puts every result (a key
 already in the outbox is ignored), so the missing one is added then.
@@ -53,6 +54,7 @@ __all__ = ["Uplink", "LIVE_INTERVAL", "LIVE_REFRESH", "REPLY_MEMORY"]
 LIVE_INTERVAL = 0.1  # seconds: at most ten live snapshots a second
 LIVE_REFRESH = 5.0  # seconds: a snapshot at least this often, so the venue sees the hub is alive
 REPLY_MEMORY = 1000  # control ids remembered for idempotent replies
+RESEND_MAX_S = 60.0  # seconds: the longest wait between resends while the venue acknowledges nothing
 _REPLY_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")  # what a reply's id may be (wire.check_reply)
 
 
@@ -93,6 +95,8 @@ class Uplink:
         self.replies = collections.OrderedDict()  # control id -> reply dict
         self._builder = ResultBuilder(config)
         self._live_at = 0.0  # monotonic time of the last live publish
+        self._progress_at = time.monotonic()  # the last ack that moved the cursor, or the last resend
+        self._resend_wait = config.venue.resend_s  # doubles after each resend that brings no ack
         self._live_timer = None
         self._stopping = False
         # Hook the table: keep what was there (the CLI prints alerts) and add ours.
@@ -139,6 +143,8 @@ class Uplink:
             return 0
         if send and self.client.connected:
             got = self.outbox.get(key)
+            if not self.outbox.unacked - 1:  # nothing else outstanding: the ack clock starts now
+                self._progress_at = time.monotonic()
             try:
                 self.client.publish(got[1], got[2], qos=1)
             except CodedError as e:  # kept in the outbox: the resend sends it
@@ -161,6 +167,7 @@ class Uplink:
         queue each again while offline).  Returns how many were sent."""
         if not self.client.connected:
             return 0
+        self._progress_at = time.monotonic()
         pending = self.outbox.pending()
         for n, topic, payload in pending:
             try:
@@ -253,17 +260,30 @@ class Uplink:
             self.outbox.close()
 
     async def _ticker(self):
-        """Re-send unacknowledged messages every ``resend_seconds``; a live snapshot at least
-        every LIVE_REFRESH seconds."""
-        resend_at = time.monotonic() + self.venue.resend_s
+        """Re-send unacknowledged messages when the acknowledgements stall
+        (:meth:`resend_if_stalled`); a live snapshot at least every LIVE_REFRESH seconds."""
         while True:
             await asyncio.sleep(min(self.venue.resend_s, LIVE_REFRESH, 1.0))
             now = time.monotonic()
-            if now >= resend_at:
-                resend_at = now + self.venue.resend_s
-                self.resend()
+            self.resend_if_stalled(now)
             if now - self._live_at >= LIVE_REFRESH:
                 self.publish_live()
+
+    def resend_if_stalled(self, now):
+        """Re-send what is unacknowledged if the venue's acknowledgements have not moved the
+        cursor for the resend wait; returns how many were sent.
+
+        While the cursor moves, what is unacknowledged is on its way (a burst) and resending it
+        would only add copies to the venue's queue.  Each resend that brings no acknowledgement
+        doubles the wait, from ``resend_seconds`` up to RESEND_MAX_S, so a venue working
+        through a backlog is not buried; an acknowledgement that moves the cursor resets it.
+        """
+        if not self.outbox.unacked or now - self._progress_at < self._resend_wait:
+            return 0
+        sent = self.resend()
+        if sent:
+            self._resend_wait = min(self._resend_wait * 2, max(RESEND_MAX_S, self.venue.resend_s))
+        return sent
 
     # ---- the venue's messages ---------------------------------------------------------------
 
@@ -301,6 +321,8 @@ class Uplink:
             self._refuse(self.topics["result"], wire.dumps(msg), e)
             return
         if done:
+            self._progress_at = time.monotonic()
+            self._resend_wait = self.venue.resend_s
             self._schedule_live()  # "unacked" changed
 
     @staticmethod

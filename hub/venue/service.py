@@ -307,8 +307,13 @@ class Venue:
             log.error("cannot publish %s: %s", topic, e.en)
 
     def _ack(self, hub, epoch, upto):
+        # QoS 0: an acknowledgement is idempotent and a lost one costs a resend, which is
+        # acknowledged again.  At QoS 1 each ack waits in paho's in-flight list, and paho reads
+        # as many packets per wake-up as that list is long: under a burst of results the acks
+        # piled up behind the reads, reached the hubs seconds late and set off their resends
+        # (tests/bench/bench_ingest.py measured it).
         if upto > 0:
-            self._pub(wire.venue_topic(self.event_id, "ack", hub), {"v": 1, "epoch": epoch, "upto": upto})
+            self._pub(wire.venue_topic(self.event_id, "ack", hub), {"v": 1, "epoch": epoch, "upto": upto}, qos=0)
 
     def _publish_specs(self, rd):
         for hub, spec in sorted(rd.specs.items()):
