@@ -71,6 +71,7 @@ def test_a_foreign_deal_is_marked_and_its_rows_shown_held():
     assert {(r["status"], r["held_why"]) for r in t["rows"]} == {("held", "deal_hash_mismatch")}
     page = render_html(recs)
     assert "this table played another deal" in page and "cd" * 32 in page and "暂扣 held: deal_hash_mismatch" in page
+    assert "<th>状态 status</th>" in page and "计入 counted" in page  # table 1's rows of that board count
 
 
 def test_a_table_without_a_record_is_listed_missing():

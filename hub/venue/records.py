@@ -223,7 +223,7 @@ def render_html(records):
                 out.append('<p class="bad">此桌的牌局哈希与本副不符 — this table played another deal (hash %s); '
                            "其成绩已暂扣，由裁判处理 its results are held for the referees.</p>" % esc(str(t.get("deal_hash"))))
             out.append("<table><tr><th>座位 seat</th><th>选手 player</th><th>得分 score</th><th>用时 time</th>"
-                       "<th>托管 auto</th><th></th></tr>")
+                       "<th>托管 auto</th><th>状态 status</th></tr>")
             players = t.get("players") or {}
             for row in t.get("rows", ()):
                 held = row.get("status") == "held"
@@ -232,7 +232,7 @@ def render_html(records):
                     ' class="held"' if held else "", _seat(row.get("seat")),
                     _player(players.get(row.get("seat"), row.get("player"))), esc(str(row.get("score"))),
                     esc("%.1f s" % (secs / 1000) if isinstance(secs, int) else str(secs)), esc(str(row.get("auto_moves"))),
-                    esc("暂扣 held: %s" % row.get("held_why")) if held else ""))
+                    esc("暂扣 held: %s" % row.get("held_why")) if held else "计入 counted"))
             out.append("</table>")
             if t.get("actions"):
                 out.append("<ol>%s</ol>" % "".join(_action(a) for a in t["actions"]))

@@ -584,9 +584,10 @@ def section(quick):
         "| whole hub path: `paizhuo hub` (four bot seats, `bot_think_seconds = 0`, %d deals), `result` log entry → "
         "stored at the venue, median / max | %.0f / %.0f ms |" % (hp["boards"], statistics.median(hp["lat"]), max(hp["lat"])),
         "",
-        "The ack round trip in a burst is queueing: the venue stores the messages in arrival order, and its "
-        "acknowledgements leave in bulk when its read callback returns (the longest stall above: the MQTT client "
-        "reads as many packets per callback as it has messages in flight, and the unsent acknowledgements count).  "
+        "The ack round trip in a burst is queueing: the venue stores the messages one at a time in arrival order, one "
+        "transaction and one fsync each, so the rate is the disk's; each acknowledgement leaves right after its store "
+        "(QoS 0: stored → ack above).  A hub whose acknowledgements stall for 5 s re-sends, then waits twice as long "
+        "each time (the uplink's backoff); the venue drops the copies by cursor.  "
         "Set-up, not timed: %s hubs connected and had their round spec in %.2f s.  The hub-path figure is wall clock "
         "to wall clock on one machine (the hub log's `at_ms`, the venue inbox's `received_at`, ms resolution): the "
         "hub's log commit, its outbox commit, the broker and the venue's commit." % (
