@@ -46,6 +46,7 @@ _YELLOW = const(6)
 _BLUE = const(7)
 _CREAM = const(11)
 
+_IX = const(514)  # bytes of the bucket index in front of a font's CODES (paizhuo.sim.glyphs)
 BOX = const(0)
 TEXT = const(1)
 BUTTON = const(2)
@@ -98,9 +99,8 @@ class Font:
 
     def __init__(self, mod):
         self.height = mod.HEIGHT
-        self._codes = memoryview(mod.CODES)
+        self._codes = memoryview(mod.CODES)  # a bucket index per high byte, then the codes
         self._widths = mod.WIDTHS
-        self._n = len(mod.WIDTHS)
         self._size = mod.HEIGHT * mod.ROW
         self._data = io.BytesIO(mod.DATA)  # shares the module's bytes: no copy
         self._buf = bytearray(self._size)
@@ -111,11 +111,12 @@ class Font:
 
     def _find(self, cp):
         c = self._codes
-        lo = 0
-        hi = self._n - 1
+        h = (cp >> 8) << 1
+        lo = (c[h] << 8) | c[h + 1]  # the bucket of cp's high byte: about 50 of 4,000 codes
+        hi = ((c[h + 2] << 8) | c[h + 3]) - 1
         while lo <= hi:
             mid = (lo + hi) >> 1
-            v = (c[mid << 1] << 8) | c[(mid << 1) + 1]
+            v = (c[_IX + (mid << 1)] << 8) | c[_IX + (mid << 1) + 1]
             if v < cp:
                 lo = mid + 1
             elif v > cp:
