@@ -19,6 +19,7 @@ check in (:meth:`TestSeat.checkin`) and records the referee's notes (:attr:`Test
 import asyncio
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -28,6 +29,7 @@ from paizhuo.bots.bigtwo import BigTwoBot
 from paizhuo.rules import bigtwo
 from paizhuo.sim.links import PtyLink
 from paizhuo.table import config as config_
+from paizhuo.table import eventlog
 from paizhuo.table.runtime import Table
 from paizhuo_shared import bigtwo as plays_
 from paizhuo_shared import link
@@ -520,3 +522,31 @@ async def check_in_all(rig, players=PLAYERS, timeout=10.0):
 
 def random_bytes(n, seed):
     return bytes(random.Random(seed).randrange(256) for _ in range(n))
+
+
+# ---- reading what the hub did ------------------------------------------------------------------
+
+def log_entries(path, table="7", kind=None):
+    """A table log's entries (or only those of ``kind``), read with the log's own reader; the
+    hub may be writing it (WAL)."""
+    db = eventlog.open_readonly(str(path))
+    try:
+        return [e for e in eventlog.read_entries(db, table) if kind is None or e.kind == kind]
+    finally:
+        db.close()
+
+
+CARD = re.compile(r"^[2-9TJQKA][DCHS]$")
+
+
+def card_strings(obj):
+    """Every card code anywhere in a message (privacy checks: no hidden card may appear)."""
+    if isinstance(obj, str):
+        if CARD.match(obj):
+            yield obj
+    elif isinstance(obj, dict):
+        for v in obj.values():
+            yield from card_strings(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            yield from card_strings(v)

@@ -9,7 +9,6 @@ a reason and finds it in the audit log; the public standings page shows the venu
 """
 
 import asyncio
-import os
 import shutil
 import sqlite3
 import threading
@@ -18,7 +17,8 @@ import time
 import pytest
 
 from paizhuo.sim.event import SimEvent
-from paizhuo.table import eventlog
+
+from table_seat import log_entries
 
 playwright_api = pytest.importorskip("playwright.async_api")
 CHROMIUM = shutil.which("chromium")
@@ -27,17 +27,6 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--d
         "--disable-sync", "--no-first-run", "--disable-quic"]
 PIN = "5802"
 WAIT_MS = 30000
-
-
-def log_entries(path, table, kind=None):
-    """(kind, body) of a hub's event log, read with the log's own reader while the hub writes it."""
-    if not os.path.exists(path):
-        return []
-    db = eventlog.open_readonly(str(path))
-    try:
-        return [(e.kind, e.body) for e in eventlog.read_entries(db, table) if kind is None or e.kind == kind]
-    finally:
-        db.close()
 
 
 async def until(page, js, arg=None, what="the page"):
@@ -99,7 +88,7 @@ def test_the_console_pauses_a_real_hub_answers_a_seats_call_and_the_public_page_
                 await con.fill("#pause-form input[name=reason]", "东家申请暂停")
                 await con.click("#pause-form button[type=submit]")
                 pause = await poll(lambda: log_entries(log2, "2", "pause"), "the pause in table 2's log")
-                assert (pause[-1][1]["by"], pause[-1][1]["reason"]) == ("裁判 王", "东家申请暂停")
+                assert (pause[-1].body["by"], pause[-1].body["reason"]) == ("裁判 王", "东家申请暂停")
                 await until(con, "sel => document.querySelector(sel + ' td:last-child').textContent.includes('已暂停')",
                             row, what="table 2 paused on the console")
                 moves = len(log_entries(log2, "2", "action"))
@@ -115,7 +104,7 @@ def test_the_console_pauses_a_real_hub_answers_a_seats_call_and_the_public_page_
                 assert "呼叫裁判" in await con.locator("#alerts li.open").first.inner_text()
                 await con.click("#alerts li.open button")
                 acked = await poll(lambda: log_entries(log1, "1", "ack_call"), "the acknowledgement in table 1's log")
-                assert acked[-1][1] == {"seat": "E", "by": "裁判 王"}
+                assert acked[-1].body == {"seat": "E", "by": "裁判 王"}
 
                 # The event ends; the public page shows the venue's ranking.
                 await poll(lambda: ev.finished() or failure, "the end of the event", timeout=300)

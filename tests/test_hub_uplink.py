@@ -14,18 +14,15 @@ import json
 import sqlite3
 import uuid
 
-import pytest
-
 from paizhuo.mqtt import wire
 from paizhuo.mqtt.client import MqttClient
 from paizhuo.rules.bigtwo import BigTwo
-from paizhuo.table import eventlog
 from paizhuo.table.history import audit
 from paizhuo.table.runtime import Table
 from paizhuo.table.uplink import Uplink
 
 from brokers import mosquitto, wait_for  # noqa: F401  (mosquitto is a fixture)
-from table_seat import PLAYERS, SPARE, Rig, check_in_all, round_key, round_spec
+from table_seat import PLAYERS, SPARE, Rig, log_entries, round_key, round_spec
 
 EVENT = "test"
 HUB = "T07"
@@ -40,14 +37,6 @@ def venue_opts(broker, **kw):
             "resend_seconds": 0.3}
     opts.update(kw)
     return opts
-
-
-def log_entries(path, table="7"):
-    db = eventlog.open_readonly(path)
-    try:
-        return eventlog.read_entries(db, table)
-    finally:
-        db.close()
 
 
 def outbox_rows(path):

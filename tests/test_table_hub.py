@@ -6,29 +6,20 @@ a ``paizhuo hub`` subprocess.
 """
 
 import asyncio
-import re
 
 import pytest
 
 from paizhuo.rules.bigtwo import BigTwo
-from paizhuo.table import eventlog
 from paizhuo.table.history import audit
 from paizhuo_shared import link
 
-from table_seat import DEAL, DEVICES, KEYS, Rig, TestSeat, play_deal, play_until, random_bytes
+from table_seat import (DEAL, DEVICES, KEYS, Rig, TestSeat, card_strings, log_entries, play_deal, play_until,
+                        random_bytes)
 from paizhuo.bots.bigtwo import BigTwoBot
 
 
 def run(coro):
     return asyncio.run(asyncio.wait_for(coro, 120))
-
-
-def log_entries(path, table="7"):
-    db = eventlog.open_readonly(path)
-    try:
-        return eventlog.read_entries(db, table)
-    finally:
-        db.close()
 
 
 def logged_actions(path):
@@ -80,21 +71,6 @@ def test_a_complete_deal_over_pty_links_matches_the_replay_of_the_log(tmp_path):
 
 
 # ---- privacy -------------------------------------------------------------------------------
-
-CARD = re.compile(r"^[2-9TJQKA][DCHS]$")
-
-
-def card_strings(obj):
-    if isinstance(obj, str):
-        if CARD.match(obj):
-            yield obj
-    elif isinstance(obj, dict):
-        for v in obj.values():
-            yield from card_strings(v)
-    elif isinstance(obj, list):
-        for v in obj:
-            yield from card_strings(v)
-
 
 class ShowingBot(BigTwoBot):
     """The bot, except that its 明牌 choice is fixed (``shows``) — so the reveal is exercised."""

@@ -10,32 +10,22 @@ the same through a real broker).
 import asyncio
 import json
 import os
-import re
 
 import pytest
 
 from paizhuo.mqtt import wire
 from paizhuo.table import config as config_
-from paizhuo.table import eventlog
 from paizhuo.table.history import TableHistory, audit
 from paizhuo.table.results import result_rows, rows_from_log
 from paizhuo.table.runtime import Table, TableError
 from paizhuo.venue import deals as deals_
 
 from table_seat import (DEAL, DEVICES, KEYS, PLAYERS, PLAYERS_2, SECRET, SPARE, SPARE_KEY, Rig, TestSeat,
-                        check_in_all, play_deal, play_until, round_key, round_spec)
+                        card_strings, check_in_all, log_entries, play_deal, play_until, round_key, round_spec)
 
 
 def run(coro, timeout=120):
     return asyncio.run(asyncio.wait_for(coro, timeout))
-
-
-def log_entries(path, table="7"):
-    db = eventlog.open_readonly(path)
-    try:
-        return eventlog.read_entries(db, table)
-    finally:
-        db.close()
 
 
 def kinds(path):
@@ -159,7 +149,6 @@ def test_two_rounds_with_check_in_start_and_results_owned_by_each_rounds_players
             assert table.start_round(1, round_key(1)) is True and table.start_round(1, round_key(1)) is False
             await rig.all_online(screen="deal")
             assert E.seatmap["checked"] is True and E.seatmap["next"] is None
-            rows1 = []
             for board in (1, 2):
                 await wait_until(lambda: table.screen == "deal", "deal %d" % board)
                 assert table.plan[table.deal_index].board == board
@@ -516,21 +505,6 @@ def test_clock_expiry_of_a_present_seat_is_alerted(tmp_path):
 
 # ---- the live snapshot ------------------------------------------------------------------------
 
-CARD = re.compile(r"^[2-9TJQKA][DCHS]$")
-
-
-def cards_in(obj):
-    if isinstance(obj, str):
-        if CARD.match(obj):
-            yield obj
-    elif isinstance(obj, dict):
-        for v in obj.values():
-            yield from cards_in(v)
-    elif isinstance(obj, list):
-        for v in obj:
-            yield from cards_in(v)
-
-
 def test_every_snapshot_is_public_and_passes_the_wire_check(tmp_path):
     from test_table_hub import ShowingBot
 
@@ -572,7 +546,7 @@ def test_every_snapshot_is_public_and_passes_the_wire_check(tmp_path):
     checked = 0
     for snap in snaps:
         wire.check_live(wire.dumps(snap), "T07")  # the venue's own check accepts it
-        seen = set(cards_in(snap))
+        seen = set(card_strings(snap))
         if snap["round"] is None:  # before the round spec came
             assert snap["screen"] == "waiting" and snap["boards"] == [] and not seen
             continue
@@ -708,7 +682,7 @@ def test_the_log_holds_no_deal_before_the_round_starts(tmp_path):
     log = log_entries(rig.config.log)
     at = [e.kind for e in log].index("round_start")
     for e in log[:at]:
-        assert not list(cards_in(e.body)) and "hands" not in json.dumps(e.body), (e.kind, e.body)
+        assert not list(card_strings(e.body)) and "hands" not in json.dumps(e.body), (e.kind, e.body)
         assert round_key(1) not in json.dumps(e.body)
     spec = round_spec(1, boards=[1, 2])
     rnd_entry = [e.body for e in log if e.kind == "round"][0]
