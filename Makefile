@@ -10,7 +10,7 @@ STAMP := $(VENV)/.installed
 # serial links; fonts-wqy-microhei is the CJK font the firmware's glyph subset is cut from;
 # mosquitto (with mosquitto_passwd) is the production broker the venue tests run against;
 # chromium is the browser the venue page tests drive headless (through playwright).
-DEBS := socat fonts-wqy-microhei mosquitto mosquitto-clients chromium
+DEBS := socat fonts-wqy-microhei mosquitto mosquitto-clients chromium openssl
 DEB_STAMP := $(VENV)/.debs
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 

@@ -15,6 +15,13 @@ thread, and adds what both ends of the venue link need:
 The TCP connect itself is done by asyncio (so an unreachable broker never blocks the loop) and
 handed to paho, which then sends CONNECT over it.
 
+TLS (``tls=`` an :class:`ssl.SSLContext`, see :func:`tls_context`): the handshake runs on the
+non-blocking socket driven by the loop (``do_handshake`` until it stops asking to read/write), and
+paho gets the finished ``SSLSocket`` — paho's own ``_ssl_wrap_socket`` would do a *blocking*
+handshake.  paho's ``_sock_recv``/``_sock_send`` already map ``SSLWantRead``/``SSLWantWrite`` to
+"try again", so nothing else of paho changes.  A certificate that does not verify is reported
+once as ``MqttError("tls_failed")`` with the reason (wrong CA, wrong host name, expired…).
+
 Persistent sessions: the venue and each hub use a fixed client id with ``clean_session=False``
 (MQTT 3.1.1), so the broker keeps their subscriptions and queues QoS 1 messages for them while
 they are away (mosquitto: ``persistent_client_expiration`` bounds how long).
@@ -34,13 +41,14 @@ they are away (mosquitto: ``persistent_client_expiration`` bounds how long).
 import asyncio
 import logging
 import socket
+import ssl
 
 import paho.mqtt.client as paho
 from paho.mqtt.enums import CallbackAPIVersion
 
 from ..errors import CodedError
 
-__all__ = ["MqttClient", "MqttError", "BACKOFF_MIN", "BACKOFF_MAX"]
+__all__ = ["MqttClient", "MqttError", "tls_context", "BACKOFF_MIN", "BACKOFF_MAX"]
 
 log = logging.getLogger(__name__)
 
@@ -59,8 +67,35 @@ class MqttError(CodedError):
 
     Codes: ``broker_refused`` (CONNACK refused: credentials, authorisation, client id — the text
     carries the broker's reason), ``not_connected`` (waited for a connection that did not come),
-    ``publish_timeout``, ``bad_client`` (wrong arguments).
+    ``publish_timeout``, ``bad_client`` (wrong arguments), ``tls_failed`` (the TLS handshake
+    failed: the broker's certificate does not verify against our CA or host name, or the port
+    does not speak TLS — the text carries the reason), ``bad_tls_ca`` (the CA file cannot be used).
     """
+
+
+def tls_context(ca_file):
+    """A client :class:`ssl.SSLContext` trusting only the CAs in ``ca_file`` (PEM), TLS 1.2 or newer,
+    certificate and host name verified.
+
+    A venue runs a private CA (docs/venue.md § The broker): the system's public CAs are not
+    trusted, so a certificate bought by anyone for any name cannot stand in for the venue broker.
+
+        >>> tls_context("/no/such/ca.pem")
+        Traceback (most recent call last):
+        ...
+        paizhuo.mqtt.client.MqttError: cannot use the CA file /no/such/ca.pem: No such file or directory
+    """
+    try:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)     # CERT_REQUIRED and check_hostname by default
+        ctx.minimum_version = ssl.TLSVersion.TLSv1_2
+        ctx.load_verify_locations(cafile=ca_file)
+    except (OSError, ssl.SSLError) as e:
+        why = getattr(e, "strerror", None) or getattr(e, "reason", None) or str(e)
+        if isinstance(e, ssl.SSLError):
+            why = "not a PEM certificate file (%s)" % why
+        raise MqttError("bad_tls_ca", "cannot use the CA file %s: %s" % (ca_file, why),
+                        "无法使用 CA 证书文件 %s：%s" % (ca_file, why)) from None
+    return ctx
 
 
 class _Paho(paho.Client):
@@ -91,11 +126,16 @@ class MqttClient:
     ``will`` is ``(topic, payload, qos, retain)``.  ``on_message(topic: str, payload: bytes)``,
     ``on_connect()`` and ``on_disconnect()`` are plain callables run on the loop.
     ``nodelay=False`` leaves Nagle on (only the benchmark wants that).
+    ``tls``: an :class:`ssl.SSLContext` (:func:`tls_context`) for a TLS listener, None for plain
+    TCP; ``tls_server_name``: the name the broker's certificate must carry (default ``host``).
     """
 
     def __init__(self, client_id, host, port, *, username=None, password=None, keepalive=10, will=None,
                  clean_session=True, on_message=None, on_connect=None, on_disconnect=None, nodelay=True,
-                 max_inflight=100):
+                 max_inflight=100, tls=None, tls_server_name=None):
+        if tls is not None and not isinstance(tls, ssl.SSLContext):
+            raise MqttError("bad_client", "tls must be an ssl.SSLContext or None, not %r" % (tls,),
+                            "tls 必须是 ssl.SSLContext 或 None")
         if not client_id and not clean_session:
             raise MqttError("bad_client", "a persistent session (clean_session=False) needs a fixed client id",
                             "持久会话需要固定的客户端 ID")
@@ -111,6 +151,8 @@ class MqttClient:
         self.username = username
         self.keepalive = int(keepalive)
         self.nodelay = nodelay
+        self.tls = tls
+        self.tls_server_name = tls_server_name or host
         self.on_message = on_message
         self.on_connect = on_connect
         self.on_disconnect = on_disconnect
@@ -306,6 +348,60 @@ class MqttClient:
                 raise
         raise last if isinstance(last, OSError) else ConnectionError("connect timed out")
 
+    async def _handshake(self, sock):
+        """The TLS handshake on the connected non-blocking ``sock``, driven by the loop; returns the
+        ``SSLSocket`` for paho.  Raises ``ssl.SSLError`` (verification, not TLS…) or ``OSError``."""
+        if self.nodelay:        # before the handshake: its small records are MQTT-sized too
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        try:
+            tls = self.tls.wrap_socket(sock, server_hostname=self.tls_server_name, do_handshake_on_connect=False)
+        except BaseException:
+            sock.close()
+            raise
+        try:
+            await asyncio.wait_for(self._drive_handshake(tls), CONNECT_TIMEOUT)
+        except asyncio.TimeoutError:
+            tls.close()
+            raise ConnectionError("no TLS handshake within %s s (is the port a TLS listener?)" % CONNECT_TIMEOUT) \
+                from None
+        except BaseException:
+            tls.close()
+            raise
+        return tls
+
+    async def _drive_handshake(self, tls):
+        while True:
+            try:
+                tls.do_handshake()
+                return
+            except ssl.SSLWantReadError:
+                await self._ready(tls, self._loop.add_reader, self._loop.remove_reader)
+            except ssl.SSLWantWriteError:
+                await self._ready(tls, self._loop.add_writer, self._loop.remove_writer)
+
+    async def _ready(self, sock, add, remove):
+        """Wait until ``sock`` is readable/writable (``add``/``remove`` are the loop's reader or writer hooks)."""
+        fut = self._loop.create_future()
+        add(sock.fileno(), lambda: fut.done() or fut.set_result(None))
+        try:
+            await fut
+        finally:
+            remove(sock.fileno())
+
+    def _tls_failed(self, e):
+        """A handshake error as the one clear :class:`MqttError` (stored, and wakes wait_connected)."""
+        if isinstance(e, ssl.SSLCertVerificationError):
+            why = "the broker's certificate does not verify: %s — is tls_ca the venue's CA, and does the " \
+                  "certificate name %s?" % (e.verify_message or e.reason, self.tls_server_name)
+            why_zh = "代理的证书验证失败：%s —— tls_ca 是否为场地的 CA？证书是否包含名称 %s？" \
+                     % (e.verify_message or e.reason, self.tls_server_name)
+        else:
+            why = "%s (is the port a TLS listener, and its TLS version 1.2 or newer?)" % (e.reason or e)
+            why_zh = "%s（该端口是 TLS 监听端口吗？TLS 版本是否为 1.2 或更高？）" % (e.reason or e)
+        self.error = MqttError("tls_failed", "TLS with the MQTT broker %s:%d failed: %s" % (self.host, self.port, why),
+                               "与 MQTT 代理 %s:%d 的 TLS 握手失败：%s" % (self.host, self.port, why_zh))
+        self._refused.set()
+
     def _problem(self, why, level=logging.WARNING):
         """Remember why we are not connected; log it when it changes (a broker down all night is one line)."""
         if why != self.problem:
@@ -322,6 +418,19 @@ class MqttClient:
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, BACKOFF_MAX)
                 continue
+            if self.tls is not None:
+                try:
+                    sock = await self._handshake(sock)
+                except (ssl.SSLError, OSError) as e:
+                    if isinstance(e, ssl.SSLError) and not isinstance(e, (ssl.SSLEOFError, ssl.SSLZeroReturnError)):
+                        self._tls_failed(e)
+                        self._problem(str(self.error), logging.ERROR)
+                    else:       # the broker hung up mid-handshake: a restart, or not a TLS port
+                        self._problem("%s:%d closed the connection during the TLS handshake: %s"
+                                      % (self.host, self.port, e or "timed out"))
+                    await asyncio.sleep(delay)
+                    delay = min(delay * 2, BACKOFF_MAX)
+                    continue
             self._closed = asyncio.Event()
             self._paho._ready_socket = sock
             before = self.connects
@@ -399,6 +508,11 @@ class MqttClient:
 
     def _readable(self):
         self._paho.loop_read()
+        # TLS: a record may hold more MQTT packets than loop_read took; they wait decrypted in the
+        # SSLSocket, where the selector cannot see them — read them now, or they wait for the next byte.
+        sock = self._sock
+        while sock is not None and sock is self._sock and isinstance(sock, ssl.SSLSocket) and sock.pending():
+            self._paho.loop_read()
 
     def _writable(self):
         self._paho.loop_write()

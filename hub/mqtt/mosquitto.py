@@ -16,6 +16,11 @@
 - ``<client>.pass`` — the password of each client (every hub, ``venue``, ``monitor``), mode 0600,
   no trailing newline: copy ``T07.pass`` to hub T07 and name it in its ``[venue] password_file``.
 
+With ``--tls-cert CERT --tls-key KEY [--tls-ca CA]`` the listener speaks TLS only (``certfile``,
+``keyfile``, ``cafile``, ``tls_version tlsv1.2``), so passwords and round keys never cross the hall
+network in clear.  The certificates are the venue's own (a private CA: docs/venue.md § The
+broker); this command never makes them.  Paths are stored absolute, as mosquitto needs.
+
 Passwords are 32 random URL-safe characters (192 bits), so the hash's iteration count is not what
 protects them.  ``paizhuo broker check --dir DIR`` re-reads everything and verifies each password
 file against ``passwd``, the ACL against the client list, file modes, and the settings above.
@@ -42,7 +47,7 @@ import sys
 from ..errors import CodedError
 from . import wire
 
-__all__ = ["MosquittoError", "write_config", "check_config", "hash_password", "verify_password", "acl_rules",
+__all__ = ["MosquittoError", "Tls", "write_config", "check_config", "hash_password", "verify_password", "acl_rules",
            "read_password_file", "VENUE_USER", "MONITOR_USER", "add_arguments", "command"]
 
 VENUE_USER = "venue"
@@ -164,18 +169,68 @@ def _parse_acl(text):
 
 # ---- mosquitto.conf ----------------------------------------------------------------------------
 
-def conf_text(folder, event, port=1883, bind=None):
+TLS_VERSION = "tlsv1.2"     # mosquitto's minimum: TLS 1.2 and newer
+
+
+class Tls:
+    """The broker's TLS files (absolute paths): its certificate chain, private key and the CA.
+
+    ``ca`` defaults to ``cert`` (a self-signed broker certificate is its own CA); with a venue CA,
+    give the CA's certificate — hubs trust that one (``[venue] tls_ca``).
+    """
+
+    __slots__ = ("cert", "key", "ca")
+
+    def __init__(self, cert, key, ca=None):
+        self.cert = os.path.abspath(cert)
+        self.key = os.path.abspath(key)
+        self.ca = os.path.abspath(ca) if ca else self.cert
+
+    def check(self):
+        """Raise :class:`MosquittoError` ("bad_tls") unless the three files are PEM that load together."""
+        import ssl
+        for what, path, marker in (("--tls-cert", self.cert, "CERTIFICATE"), ("--tls-key", self.key, "PRIVATE KEY"),
+                                   ("--tls-ca", self.ca, "CERTIFICATE")):
+            try:
+                with open(path, encoding="ascii", errors="replace") as f:
+                    text = f.read()
+            except OSError as e:
+                raise MosquittoError("bad_tls", "%s %s cannot be read (%s)" % (what, path, e.strerror),
+                                     "%s %s 无法读取（%s）" % (what, path, e.strerror)) from None
+            if "-----BEGIN " not in text or marker not in text:
+                raise MosquittoError("bad_tls", "%s %s is not a PEM %s" % (what, path, marker.lower()),
+                                     "%s %s 不是 PEM 格式的%s" % (what, path, "证书" if marker == "CERTIFICATE" else "私钥"))
+        try:
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ctx.load_cert_chain(self.cert, self.key)
+            ctx.load_verify_locations(cafile=self.ca)
+        except ssl.SSLError as e:
+            raise MosquittoError("bad_tls", "the certificate %s and key %s do not load together (%s): give the "
+                                 "broker's certificate and its own private key" % (self.cert, self.key, e.reason or e),
+                                 "证书 %s 与私钥 %s 不匹配（%s）：请给出代理的证书及其私钥"
+                                 % (self.cert, self.key, e.reason or e)) from None
+
+
+def conf_text(folder, event, port=1883, bind=None, tls=None):
     """The ``mosquitto.conf`` for files in ``folder`` (absolute paths: mosquitto resolves relative
-    ones against its working directory)."""
+    ones against its working directory).  ``tls``: a :class:`Tls` for a TLS-only listener."""
     folder = os.path.abspath(folder)
-    listener = "listener %d%s" % (port, " " + bind if bind else "")
+    listener = ["listener %d%s" % (port, " " + bind if bind else "")]
+    if tls is not None:
+        listener += [
+            "# TLS only on this listener: passwords and round keys never cross the hall network in clear.",
+            "certfile %s" % tls.cert,
+            "keyfile %s" % tls.key,
+            "cafile %s" % tls.ca,
+            "tls_version %s" % TLS_VERSION,
+        ]
     return "\n".join([
         "# mosquitto configuration for the paizhuo event %s (written by `paizhuo broker config`)." % event,
         "# Every line is explained in hub/venue/brokers/mosquitto.conf of the paizhuo sources.",
         "# The paths are absolute: if you move these files, change them here too.",
         "",
         "per_listener_settings false",
-        listener,
+    ] + listener + [
         "protocol mqtt",
         "",
         "# Only the clients in passwd, each limited by the acl file.",
@@ -248,15 +303,18 @@ def _write(path, text, mode):
     os.chmod(path, mode)    # O_CREAT's mode is masked by umask; an existing file keeps its old mode
 
 
-def write_config(folder, event, hubs, port=1883, bind=None, force=False):
+def write_config(folder, event, hubs, port=1883, bind=None, force=False, tls=None):
     """Write the broker files for ``event`` and ``hubs`` into ``folder``; returns their paths.
 
     Refuses to overwrite an existing set unless ``force`` (new passwords lock out deployed hubs).
+    ``tls``: a :class:`Tls` (checked before anything is written) for a TLS-only listener.
     """
     hubs = list(hubs)
     _check_ids(event, hubs)
     if type(port) is not int or not 0 < port < 65536:
         raise MosquittoError("bad_port", "port must be 1-65535, not %r" % (port,), "端口必须在 1 到 65535 之间")
+    if tls is not None:
+        tls.check()
     users = [VENUE_USER, MONITOR_USER] + hubs
     os.makedirs(folder, exist_ok=True)
     existing = [f for f in list(FILES) + ["%s.pass" % u for u in users] if os.path.exists(os.path.join(folder, f))]
@@ -276,7 +334,7 @@ def write_config(folder, event, hubs, port=1883, bind=None, force=False):
     lines = ["%s:%s" % (u, hash_password(passwords[u])) for u in users]
     for name, text, mode in (("passwd", "\n".join(lines) + "\n", 0o640),
                              ("acl", _acl_text(event, hubs), 0o644),
-                             ("mosquitto.conf", conf_text(folder, event, port, bind), 0o644)):
+                             ("mosquitto.conf", conf_text(folder, event, port, bind, tls), 0o644)):
         path = os.path.join(folder, name)
         _write(path, text, mode)
         written.append(path)
@@ -284,8 +342,8 @@ def write_config(folder, event, hubs, port=1883, bind=None, force=False):
 
 
 def check_config(folder):
-    """Check a folder written by :func:`write_config`; returns ``{"event", "clients", "hubs", "port"}``
-    or raises :class:`MosquittoError` listing every problem found."""
+    """Check a folder written by :func:`write_config`; returns ``{"event", "clients", "hubs", "port", "tls"}``
+    (``tls``: True for a TLS listener) or raises :class:`MosquittoError` listing every problem found."""
     problems = []
 
     def read(name):
@@ -320,6 +378,22 @@ def check_config(folder):
         port = int(p) if p.isdigit() else None
         if port is None or not 0 < port < 65536:
             problems.append("mosquitto.conf: listener port %r is not 1-65535" % p)
+    tls_keys = [k for k in ("certfile", "keyfile", "cafile") if k in opts]
+    tls = bool(tls_keys)
+    if tls:
+        for key in ("certfile", "keyfile", "cafile"):
+            got = opts.get(key, [None])[-1]
+            if got is None:
+                problems.append("mosquitto.conf: %s is missing (a TLS listener needs certfile, keyfile and cafile)" % key)
+            elif not os.path.isabs(got):
+                problems.append("mosquitto.conf: %s %s must be an absolute path" % (key, got))
+            elif not os.access(got, os.R_OK):
+                problems.append("mosquitto.conf: %s %s cannot be read" % (key, got))
+        version = opts.get("tls_version", [None])[-1]
+        if version not in ("tlsv1.2", "tlsv1.3"):
+            problems.append("mosquitto.conf: tls_version must be tlsv1.2 (or tlsv1.3), is %s" % (version or "unset"))
+    elif "tls_version" in opts:
+        problems.append("mosquitto.conf: tls_version without certfile/keyfile/cafile (a half-made TLS listener)")
 
     hashes = {}
     for n, line in enumerate(passwd.splitlines(), 1):
@@ -383,7 +457,7 @@ def check_config(folder):
     if problems:
         raise MosquittoError("bad_broker_dir", "%s: %d problem(s):\n  %s" % (folder, len(problems), "\n  ".join(problems)),
                              "%s：发现 %d 个问题：\n  %s" % (folder, len(problems), "\n  ".join(problems)))
-    return {"event": event, "clients": sorted(hashes), "hubs": hubs, "port": port}
+    return {"event": event, "clients": sorted(hashes), "hubs": hubs, "port": port, "tls": tls}
 
 
 # ---- the `paizhuo broker` command ----------------------------------------------------------------
@@ -397,6 +471,9 @@ def add_arguments(p):
     c.add_argument("--port", type=int, default=1883, help="listener port (default 1883)")
     c.add_argument("--bind", metavar="ADDR", help="listen on this address only (default: every interface)")
     c.add_argument("--force", action="store_true", help="replace existing files (new passwords for everyone)")
+    c.add_argument("--tls-cert", metavar="CERT", help="the broker's certificate (PEM): the listener speaks TLS only")
+    c.add_argument("--tls-key", metavar="KEY", help="the private key of --tls-cert (PEM)")
+    c.add_argument("--tls-ca", metavar="CA", help="the venue CA's certificate (PEM) the hubs trust (default: --tls-cert)")
     k = sub.add_parser("check", help="verify a folder written by `paizhuo broker config`")
     k.add_argument("--dir", required=True, metavar="DIR")
 
@@ -405,18 +482,26 @@ def command(args):
     try:
         if args.broker_command == "config":
             hubs = [h.strip() for h in args.hubs.split(",") if h.strip()]
-            files = write_config(args.out, args.event, hubs, port=args.port, bind=args.bind, force=args.force)
+            tls = None
+            if args.tls_cert or args.tls_key or args.tls_ca:
+                if not (args.tls_cert and args.tls_key):
+                    raise MosquittoError("bad_tls", "a TLS listener needs both --tls-cert and --tls-key",
+                                         "TLS 监听需要同时给出 --tls-cert 和 --tls-key")
+                tls = Tls(args.tls_cert, args.tls_key, args.tls_ca)
+            files = write_config(args.out, args.event, hubs, port=args.port, bind=args.bind, force=args.force, tls=tls)
             out = os.path.abspath(args.out)
             print("wrote %d files to %s:" % (len(files), out))
             for f in files:
                 print("  %s" % os.path.basename(f))
             print("run the broker:   mosquitto -c %s" % os.path.join(out, "mosquitto.conf"))
+            if tls is not None:
+                print("TLS listener: give every hub and the venue %s as tls_ca" % tls.ca)
             print("give each hub its <hub>.pass (keep mode 0600) and the venue venue.pass;"
                   " check with: paizhuo broker check --dir %s" % out)
             return 0
         info = check_config(args.dir)
-        print("ok: event %s, port %s, %d hubs (%s), clients %s" % (
-            info["event"], info["port"], len(info["hubs"]), ", ".join(info["hubs"]), ", ".join(info["clients"])))
+        print("ok: event %s, port %s%s, %d hubs (%s), clients %s" % (
+            info["event"], info["port"], " (TLS)" if info["tls"] else "", len(info["hubs"]), ", ".join(info["hubs"]), ", ".join(info["clients"])))
         return 0
     except MosquittoError as e:
         print("paizhuo broker: %s\n%s" % (e.en, e.zh), file=sys.stderr)

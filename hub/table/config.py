@@ -111,12 +111,16 @@ class VenueLink:
     - ``outbox``: the SQLite outbox that keeps results and alerts until the venue acks them;
     - ``keepalive_s``: MQTT keepalive (the broker publishes the hub's last will ``offline``
       about 1.5 keepalives after the hub vanishes); ``resend_s``: unacked messages are sent
-      again this often.
+      again this often;
+    - ``tls_ca``: the venue CA's certificate (PEM) when the broker listens with TLS (None: plain
+      TCP); ``tls_server_name``: the name the broker's certificate carries (default: the host).
     """
 
-    __slots__ = ("host", "port", "event", "username", "password_file", "outbox", "keepalive_s", "resend_s")
+    __slots__ = ("host", "port", "event", "username", "password_file", "outbox", "keepalive_s", "resend_s",
+                 "tls_ca", "tls_server_name")
 
-    def __init__(self, host, port, event, username, password_file, outbox, keepalive_s=5, resend_s=5.0):
+    def __init__(self, host, port, event, username, password_file, outbox, keepalive_s=5, resend_s=5.0,
+                 tls_ca=None, tls_server_name=None):
         self.host = host
         self.port = port
         self.event = event
@@ -125,6 +129,15 @@ class VenueLink:
         self.outbox = outbox
         self.keepalive_s = keepalive_s
         self.resend_s = resend_s
+        self.tls_ca = tls_ca
+        self.tls_server_name = tls_server_name
+
+    def tls(self):
+        """The client ``ssl.SSLContext`` trusting ``tls_ca``, or None for plain TCP."""
+        if self.tls_ca is None:
+            return None
+        from ..mqtt.client import tls_context
+        return tls_context(self.tls_ca)
 
     def password(self):
         """The password (first line of ``password_file``), or None without one."""
@@ -472,8 +485,27 @@ def _venue(r, hub, log, base):
         r.fail("keepalive_seconds", "must be a whole number of seconds from 1 to 600, not %r" % (keepalive,),
                "必须是 1 到 600 之间的整数秒，而不是 %r" % (keepalive,), "out_of_range")
     resend_ms = r.seconds("resend_seconds", 5, 0.1, 600)
+    tls_ca = r.get("tls_ca", "str", None)
+    if tls_ca is not None:
+        tls_ca = os.path.join(base, tls_ca)
+        from ..mqtt.client import MqttError, tls_context
+        try:
+            tls_context(tls_ca)     # read it now: a wrong file is a config error, not a link that never comes up
+        except MqttError as e:
+            r.fail("tls_ca", "%s: give the venue CA's certificate (PEM) that signed the broker's certificate" % e.en,
+                   "%s：请给出签发代理证书的场地 CA 证书（PEM）" % e.zh, "bad_tls_ca")
+    tls_server_name = r.get("tls_server_name", "str", None)
+    if tls_server_name is not None:
+        if tls_ca is None:
+            r.fail("tls_server_name", "only applies with tls_ca (a TLS broker): add tls_ca or remove it",
+                   "仅在设置 tls_ca（TLS 代理）时有效：请添加 tls_ca 或删除此项", "bad_tls_server_name")
+        if not tls_server_name.strip() or len(tls_server_name) > 253 or any(c.isspace() for c in tls_server_name):
+            r.fail("tls_server_name", "must be the host name in the broker's certificate, like \"broker.hall\", not %r"
+                   % (tls_server_name,), "必须是代理证书中的主机名，如 \"broker.hall\"，而不是 %r" % (tls_server_name,),
+                   "bad_tls_server_name")
     r.done()
-    return VenueLink(host, int(port), event, username, password_file, outbox, keepalive, resend_ms / 1000.0)
+    return VenueLink(host, int(port), event, username, password_file, outbox, keepalive, resend_ms / 1000.0,
+                     tls_ca, tls_server_name)
 
 
 def _deal_plan(r, game):
@@ -620,6 +652,8 @@ event = "demo"                   # the event id of the venue's event.toml
 # password_file = "T07.pass"     # from `paizhuo broker`; mode 0600 (none for the embedded demo broker)
 # outbox = "table7-outbox.sqlite"  # default: <log name>-outbox.sqlite
 keepalive_seconds = 5            # the venue sees the hub offline within about 1.5 × this
+# tls_ca = "venue-ca.pem"        # the venue CA (PEM) when the broker listens with TLS (docs/venue.md)
+# tls_server_name = "broker.hall"  # default: the broker's host as written above
 
 [seats]
 # bots = ["N", "W", "S"]         # seats the hub's bot plays from the first move (no board needed)

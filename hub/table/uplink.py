@@ -87,7 +87,8 @@ class Uplink:
         offline = wire.dumps({"v": 1, "hub": self.hub, "table": config.table, "online": False})
         self.client = client or MqttClient(
             v.username, v.host, v.port, username=v.username, password=v.password(), keepalive=v.keepalive_s,
-            will=(self.topics["status"], offline, 1, True), clean_session=False)
+            will=(self.topics["status"], offline, 1, True), clean_session=False,
+            tls=v.tls(), tls_server_name=v.tls_server_name)
         self.client.on_message = self._on_message
         self.client.on_connect = self._on_connect
         self.refused = collections.deque(maxlen=100)

@@ -170,15 +170,18 @@ async def _serve(cfg, store, stay, broker_port):
         broker = EmbeddedBroker("127.0.0.1", broker_port)
         port = await broker.start()
         host, username, password, keepalive = "127.0.0.1", "venue", None, 5
+        tls, tls_name = None, None
         where = "embedded broker on 127.0.0.1:%d" % port
     else:
         b = cfg.broker
         host, port, username, password, keepalive = b.host, b.port, b.username, b.password(), b.keepalive
-        where = "broker %s:%d" % (host, port)
+        tls, tls_name = b.tls(), b.tls_server_name
+        where = "broker %s:%d%s" % (host, port, " (TLS)" if tls is not None else "")
     runner = None
     try:
         link = venue.link = MqttClient("venue-%s" % cfg.id, host, port, username=username, password=password,
-                                       keepalive=keepalive, clean_session=False)
+                                       keepalive=keepalive, clean_session=False, tls=tls,
+                                       tls_server_name=tls_name)
         urls = None
         if cfg.web is not None:
             runner, urls = await _start_web(venue, cfg.web)

@@ -67,13 +67,26 @@ class EventError(CodedError):
 
 @dataclass(frozen=True)
 class Broker:
-    """``[broker]``: the MQTT broker every hub and the venue connect to."""
+    """``[broker]``: the MQTT broker every hub and the venue connect to.
+
+    ``tls_ca``: the venue CA's certificate (PEM) when the broker listens with TLS (None: plain
+    TCP); ``tls_server_name``: the name in the broker's certificate (default ``host``).
+    """
 
     host: str
     port: int
     username: str = None
     password_file: str = None
     keepalive: int = 5
+    tls_ca: str = None
+    tls_server_name: str = None
+
+    def tls(self):
+        """The client ``ssl.SSLContext`` trusting ``tls_ca``, or None for plain TCP."""
+        if self.tls_ca is None:
+            return None
+        from ..mqtt.client import tls_context
+        return tls_context(self.tls_ca)
 
     def password(self):
         """The password from ``password_file`` (first line), or None."""
@@ -324,8 +337,26 @@ def _build(data, file, base, digest):
             b.fail("username", "is missing: a password_file needs the username it belongs to", "缺少用户名：密码文件需要对应的用户名",
                    "missing")
         keepalive = b.number("keepalive_seconds", 5, 1, 600)
+        tls_ca = b.get("tls_ca", "str")
+        if tls_ca is not None:
+            tls_ca = _path(base, tls_ca)
+            from ..mqtt.client import MqttError, tls_context
+            try:
+                tls_context(tls_ca)     # read it now: a wrong file is a config error, not a link that never comes up
+            except MqttError as e:
+                b.fail("tls_ca", "%s: give the venue CA's certificate (PEM) that signed the broker's certificate"
+                       % e.en, "%s：请给出签发代理证书的场地 CA 证书（PEM）" % e.zh, "bad_tls_ca")
+        tls_server_name = b.get("tls_server_name", "str")
+        if tls_server_name is not None:
+            if tls_ca is None:
+                b.fail("tls_server_name", "only applies with tls_ca (a TLS broker): add tls_ca or remove it",
+                       "仅在设置 tls_ca（TLS 代理）时有效：请添加 tls_ca 或删除此项", "bad_tls_server_name")
+            if not tls_server_name.strip() or len(tls_server_name) > 253 or any(c.isspace() for c in tls_server_name):
+                b.fail("tls_server_name", "must be the host name in the broker's certificate, like \"broker.hall\", "
+                       "not %r" % (tls_server_name,), "必须是代理证书中的主机名，如 \"broker.hall\"，而不是 %r"
+                       % (tls_server_name,), "bad_tls_server_name")
         b.done()
-        broker = Broker(host, port, username, password_file, keepalive)
+        broker = Broker(host, port, username, password_file, keepalive, tls_ca, tls_server_name)
 
     web = None
     if top.present("web"):
@@ -481,6 +512,8 @@ auto_start = false           # true: start each round as soon as every hub has l
 # port = 1883
 # username = "venue"
 # password_file = "venue.pass"   # mode 600
+# tls_ca = "venue-ca.pem"    # the venue CA (PEM) when the broker listens with TLS (docs/venue.md)
+# tls_server_name = "broker.hall"  # default: host
 
 [web]
 host = "127.0.0.1"           # 0.0.0.0 to serve the hall's network
