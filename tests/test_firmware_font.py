@@ -97,11 +97,38 @@ def test_a_build_is_current_and_rebuilds_when_texts_change(tmp_path):
     stamp = [p.stat().st_mtime_ns for p in first]
     again = glyphs.build_fonts(tmp_path)
     assert [p.stat().st_mtime_ns for p in again] == stamp, "unchanged inputs: nothing rewritten"
-    glyphs.build_fonts(tmp_path, extra="测")
+    rare = "䶮"  # a name character outside GB 2312 level 1 (刘䶮): only an extra text brings it
+    assert ord(rare) not in glyphs.read_module(tmp_path / "font16.py")[0]
+    glyphs.build_fonts(tmp_path, extra=rare)
     codes = glyphs.read_module(tmp_path / "font16.py")[0]
-    assert ord("测") in codes
+    assert ord(rare) in codes
     src = (tmp_path / "font16.py").read_text()
-    assert "SOURCE = %r" % glyphs.digest(glyphs.ui_chars("测"), glyphs.UI) in src
+    assert "SOURCE = %r" % glyphs.digest(glyphs.ui_chars(rare), glyphs.UI) in src
+
+
+def test_a_board_carries_the_common_hanzi_and_a_simulation_the_names_it_knows(tmp_path):
+    """Names arrive from the venue after the boards are flashed: the board's font holds all
+    3,755 GB 2312 level-1 characters.  The simulations build with the names they know."""
+    board = set(glyphs.read_module(glyphs.build_fonts(tmp_path / "board")[0])[0])
+    assert {ord(c) for c in glyphs.common_hanzi()} <= board
+    sim = set(glyphs.read_module(glyphs.build_fonts(tmp_path / "sim", extra="赵钱", common=False)[0])[0])
+    assert ord("赵") in sim and ord("钱") in sim and ord("孙") not in sim
+    assert len(sim) < len(board) // 4
+
+
+def test_the_board_image_draws_any_common_name(fw):
+    """Under MicroPython, the board image (the default build) finds every glyph of names it
+    was never told about, through the bucket index."""
+    code = (
+        "import json\n"
+        "from seat import font16, gfx\n"
+        "f = gfx.Font(font16)\n"
+        "names = ['欧阳娜娜', '诸葛亮', '司马光', '赵钱孙李', '周吴郑王', '龚', '鲍']\n"
+        "print(json.dumps([[ch for n in names for ch in n if not f.has(ch)], f.misses]))\n")
+    out = run_snippet(fw, code)
+    assert out.returncode == 0, out.stdout + out.stderr
+    missing, misses = json.loads(out.stdout.strip().splitlines()[-1])
+    assert missing == [] and misses == 0
 
 
 def test_every_text_key_is_used_and_every_used_key_exists():

