@@ -97,7 +97,7 @@ def test_venue_mode_configuration(tmp_path):
     cfg = config_.load_text(config_.EXAMPLE_VENUE, "t7.toml", base=str(tmp_path))
     v = cfg.venue
     assert (v.host, v.port, v.event, v.username, v.password_file) == ("127.0.0.1", 1883, "demo", "T07", None)
-    assert v.outbox == str(tmp_path / "table7-outbox.sqlite") and v.keepalive_s == 5 and v.resend_s == 5.0
+    assert v.outbox == str(tmp_path / "table7-outbox.sqlite") and v.keepalive == 5 and v.resend_s == 5.0
     assert cfg.spares == ["S-0099"] and cfg.seat_device("E").id == "S-0001" and cfg.deals.records == []
     assert cfg.bots == () and cfg.bot_think_ms == 500
     # A table of bots needs no boards and no ports; a password file must be private.

@@ -40,6 +40,7 @@ they are away (mosquitto: ``persistent_client_expiration`` bounds how long).
 
 import asyncio
 import logging
+from dataclasses import dataclass
 import socket
 import ssl
 
@@ -48,7 +49,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 
 from ..errors import CodedError
 
-__all__ = ["MqttClient", "MqttError", "tls_context", "BACKOFF_MIN", "BACKOFF_MAX"]
+__all__ = ["Broker", "MqttClient", "MqttError", "tls_context", "BACKOFF_MIN", "BACKOFF_MAX"]
 
 log = logging.getLogger(__name__)
 
@@ -118,6 +119,46 @@ def _call(fn, *args):
         fn(*args)
     except Exception:
         log.exception("MQTT callback %r failed", fn)
+
+
+@dataclass(frozen=True)
+class Broker:
+    """Where and how a client reaches the broker: what a hub's ``[venue]`` and the venue's
+    ``[broker]`` both say (each configuration checks its own keys, then makes one of these).
+
+    ``password_file``: its first line is the password (None: no password, the embedded demo
+    broker); ``tls_ca``: the venue CA's certificate (PEM) when the broker listens with TLS (None:
+    plain TCP); ``tls_server_name``: the name in the broker's certificate (default ``host``).
+
+    >>> b = Broker("127.0.0.1", 1883, username="T07")
+    >>> b.password(), b.tls()
+    (None, None)
+    """
+
+    host: str
+    port: int
+    username: str = None
+    password_file: str = None
+    keepalive: int = 5
+    tls_ca: str = None
+    tls_server_name: str = None
+
+    def password(self):
+        """The password (first line of ``password_file``), or None without one."""
+        if self.password_file is None:
+            return None
+        with open(self.password_file, encoding="utf-8") as f:
+            return f.readline().strip()
+
+    def tls(self):
+        """The client ``ssl.SSLContext`` trusting ``tls_ca``, or None for plain TCP."""
+        return None if self.tls_ca is None else tls_context(self.tls_ca)
+
+    def client(self, client_id, **options):
+        """An :class:`MqttClient` for this broker (not started); ``options`` are the rest of
+        MqttClient's (will, clean_session, on_message, ...)."""
+        return MqttClient(client_id, self.host, self.port, username=self.username, password=self.password(),
+                          keepalive=self.keepalive, tls=self.tls(), tls_server_name=self.tls_server_name, **options)
 
 
 class MqttClient:

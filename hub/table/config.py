@@ -27,8 +27,10 @@ import hashlib
 import os
 import re
 import tomllib
+from dataclasses import dataclass
 
 from ..errors import CodedError
+from ..mqtt.client import Broker
 from ..rules import engine as engine_of
 from ..venue import deals as deals_
 
@@ -102,51 +104,24 @@ class Clocks:
         return max(1, int(round(seconds * 1000 * self.scale)))
 
 
-class VenueLink:
-    """``[venue]``: how this hub reaches the venue over MQTT (see docs/table-hub.md).
+@dataclass(frozen=True)
+class VenueLink(Broker):
+    """``[venue]``: how this hub reaches the venue over MQTT (see docs/table-hub.md): the
+    broker (:class:`paizhuo.mqtt.client.Broker`: host, port, ``username`` — default the hub
+    id — ``password_file`` with mode 0600, ``keepalive`` — the broker publishes the hub's
+    last will ``offline`` about 1.5 keepalives after it vanishes — ``tls_ca``,
+    ``tls_server_name``), and:
 
-    - ``host``, ``port``: the broker; ``event``: the event id (the topic segment);
-    - ``username`` (default the hub id) and ``password_file`` (None: no password, the
-      embedded demo broker); the file must be readable by its owner only (mode 0600);
+    - ``event``: the event id (the topic segment);
     - ``outbox``: the SQLite outbox that keeps results and alerts until the venue acks them;
-    - ``keepalive_s``: MQTT keepalive (the broker publishes the hub's last will ``offline``
-      about 1.5 keepalives after the hub vanishes); ``resend_s``: unacked messages are sent
-      again this often;
-    - ``tls_ca``: the venue CA's certificate (PEM) when the broker listens with TLS (None: plain
-      TCP); ``tls_server_name``: the name the broker's certificate carries (default: the host).
+    - ``resend_s``: unacked messages are sent again when acknowledgements stall this long.
     """
 
-    __slots__ = ("host", "port", "event", "username", "password_file", "outbox", "keepalive_s", "resend_s",
-                 "tls_ca", "tls_server_name")
+    event: str = None
+    outbox: str = None
+    resend_s: float = 5.0
 
-    def __init__(self, host, port, event, username, password_file, outbox, keepalive_s=5, resend_s=5.0,
-                 tls_ca=None, tls_server_name=None):
-        self.host = host
-        self.port = port
-        self.event = event
-        self.username = username
-        self.password_file = password_file
-        self.outbox = outbox
-        self.keepalive_s = keepalive_s
-        self.resend_s = resend_s
-        self.tls_ca = tls_ca
-        self.tls_server_name = tls_server_name
-
-    def tls(self):
-        """The client ``ssl.SSLContext`` trusting ``tls_ca``, or None for plain TCP."""
-        if self.tls_ca is None:
-            return None
-        from ..mqtt.client import tls_context
-        return tls_context(self.tls_ca)
-
-    def password(self):
-        """The password (first line of ``password_file``), or None without one."""
-        if self.password_file is None:
-            return None
-        with open(self.password_file, encoding="utf-8") as f:
-            return f.readline().strip()
-
-    def __repr__(self):  # never print the password
+    def __repr__(self):  # the password stays in its file; only where it is
         return "VenueLink(%s:%d, event=%r, user=%r)" % (self.host, self.port, self.event, self.username)
 
 
@@ -504,8 +479,9 @@ def _venue(r, hub, log, base):
                    % (tls_server_name,), "必须是代理证书中的主机名，如 \"broker.hall\"，而不是 %r" % (tls_server_name,),
                    "bad_tls_server_name")
     r.done()
-    return VenueLink(host, int(port), event, username, password_file, outbox, keepalive, resend_ms / 1000.0,
-                     tls_ca, tls_server_name)
+    return VenueLink(host, int(port), username=username, password_file=password_file, keepalive=keepalive,
+                     tls_ca=tls_ca, tls_server_name=tls_server_name, event=event, outbox=outbox,
+                     resend_s=resend_ms / 1000.0)
 
 
 def _deal_plan(r, game):

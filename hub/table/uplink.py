@@ -44,7 +44,6 @@ import uuid
 from .. import __version__
 from ..errors import CodedError
 from ..mqtt import wire
-from ..mqtt.client import MqttClient
 from ..mqtt.outbox import Outbox, OutboxError
 from .results import ResultBuilder, ResultsError
 from .runtime import TableError
@@ -85,10 +84,8 @@ class Uplink:
         self.inbound = {wire.venue_topic(v.event, leaf, self.hub): leaf for leaf in ("ack", "round", "control")}
         self.outbox = Outbox(v.outbox)
         offline = wire.dumps({"v": 1, "hub": self.hub, "table": config.table, "online": False})
-        self.client = client or MqttClient(
-            v.username, v.host, v.port, username=v.username, password=v.password(), keepalive=v.keepalive_s,
-            will=(self.topics["status"], offline, 1, True), clean_session=False,
-            tls=v.tls(), tls_server_name=v.tls_server_name)
+        self.client = client or v.client(v.username, will=(self.topics["status"], offline, 1, True),
+                                         clean_session=False)
         self.client.on_message = self._on_message
         self.client.on_connect = self._on_connect
         self.refused = collections.deque(maxlen=100)

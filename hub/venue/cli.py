@@ -156,7 +156,7 @@ def _check(cfg):
 
 
 async def _serve(cfg, store, stay, broker_port):
-    from ..mqtt.client import MqttClient
+    from ..mqtt.client import Broker
     from .service import Venue
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -169,19 +169,15 @@ async def _serve(cfg, store, stay, broker_port):
         from ..mqtt.broker import EmbeddedBroker
         broker = EmbeddedBroker("127.0.0.1", broker_port)
         port = await broker.start()
-        host, username, password, keepalive = "127.0.0.1", "venue", None, 5
-        tls, tls_name = None, None
+        # The embedded broker checks no passwords; the username gives the venue a persistent session.
+        b = Broker("127.0.0.1", port, username="venue")
         where = "embedded broker on 127.0.0.1:%d" % port
     else:
         b = cfg.broker
-        host, port, username, password, keepalive = b.host, b.port, b.username, b.password(), b.keepalive
-        tls, tls_name = b.tls(), b.tls_server_name
-        where = "broker %s:%d%s" % (host, port, " (TLS)" if tls is not None else "")
+        where = "broker %s:%d%s" % (b.host, b.port, " (TLS)" if b.tls_ca is not None else "")
     runner = None
     try:
-        link = venue.link = MqttClient("venue-%s" % cfg.id, host, port, username=username, password=password,
-                                       keepalive=keepalive, clean_session=False, tls=tls,
-                                       tls_server_name=tls_name)
+        link = venue.link = b.client("venue-%s" % cfg.id, clean_session=False)
         urls = None
         if cfg.web is not None:
             runner, urls = await _start_web(venue, cfg.web)

@@ -37,6 +37,7 @@ import tomllib
 from dataclasses import dataclass
 
 from ..errors import CodedError
+from ..mqtt.client import Broker  # ``[broker]``: the MQTT broker every hub and the venue connect to
 from ..rules import GAMES as ENGINES
 from . import deals as deals_
 
@@ -63,37 +64,6 @@ class EventError(CodedError):
         super().__init__(code, "%s: %s" % (where, en), "%s：%s" % (where, zh))
         self.file = file
         self.key = key
-
-
-@dataclass(frozen=True)
-class Broker:
-    """``[broker]``: the MQTT broker every hub and the venue connect to.
-
-    ``tls_ca``: the venue CA's certificate (PEM) when the broker listens with TLS (None: plain
-    TCP); ``tls_server_name``: the name in the broker's certificate (default ``host``).
-    """
-
-    host: str
-    port: int
-    username: str = None
-    password_file: str = None
-    keepalive: int = 5
-    tls_ca: str = None
-    tls_server_name: str = None
-
-    def tls(self):
-        """The client ``ssl.SSLContext`` trusting ``tls_ca``, or None for plain TCP."""
-        if self.tls_ca is None:
-            return None
-        from ..mqtt.client import tls_context
-        return tls_context(self.tls_ca)
-
-    def password(self):
-        """The password from ``password_file`` (first line), or None."""
-        if self.password_file is None:
-            return None
-        with open(self.password_file, encoding="utf-8") as f:
-            return f.readline().rstrip("\r\n")
 
 
 @dataclass(frozen=True)

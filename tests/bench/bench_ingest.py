@@ -322,9 +322,7 @@ def _venue(folder, text):
     with open(path, "w", encoding="utf-8") as f:
         f.write(text)
     cfg = load_text(text, path, base=folder)
-    b = cfg.broker
-    link = MqttClient("venue-%s" % cfg.id, b.host, b.port, username=b.username, password=b.password(),
-                      keepalive=b.keepalive, clean_session=False)
+    link = cfg.broker.client("venue-%s" % cfg.id, clean_session=False)
     return Venue(cfg, Store(cfg.store_path), link)
 
 
