@@ -542,26 +542,25 @@ class Venue:
             self._starting.discard(rnd)
 
     def _on_reply(self, hub, msg, topic, payload):
+        # The hub answers every round spec it is sent (the retained spec again after each
+        # reconnect): the rounds in memory say whose spec it is, without reading the store.
+        rd = next((r for r in self._rounds.values() if r.specs.get(hub, {}).get("id") == msg["id"]), None)
+        if rd is not None:
+            # Loaded is the normal answer; a refusal stops that table, so say it (once).
+            if not msg["ok"] and msg["id"] not in self._spec_refused:
+                self._spec_refused.add(msg["id"])
+                self.store.add_alert(self.event_id, "round_refused",
+                                     {"round": rd.number, "code": msg.get("code"), "en": msg.get("en"),
+                                      "zh": msg.get("zh")}, hub=hub, table=rd.specs[hub]["table"])
+                self._notify({"type": "alert"})
+            return
         known = self.store.set_control_reply(msg["id"], dict(msg, hub=hub))
         fut = self._pending.pop(msg["id"], None)
         if fut is not None and not fut.done():
             fut.set_result(msg)
-        elif not known and fut is None:
-            ids = {c["id"] for c in self.store.controls(self.event_id, hub)}
-            specs = {row["spec"]["id"]: row for row in self.store.round_specs(self.event_id) if row["hub"] == hub}
-            if msg["id"] in specs:
-                # The hub answers every round spec it is sent (the retained spec again after each
-                # reconnect): loaded is the normal answer; a refusal stops that table, so say it.
-                if not msg["ok"] and msg["id"] not in self._spec_refused:
-                    self._spec_refused.add(msg["id"])
-                    row = specs[msg["id"]]
-                    self.store.add_alert(self.event_id, "round_refused",
-                                         {"round": row["round"], "code": msg.get("code"), "en": msg.get("en"),
-                                          "zh": msg.get("zh")}, hub=hub, table=row["table"])
-                    self._notify({"type": "alert"})
-            elif msg["id"] not in ids:
-                self._refuse(hub, topic, payload, VenueError("unknown_control", "a reply to control %s, which was never sent to %s"
-                                                             % (msg["id"], hub), "回复的控制 %s 从未发给 %s" % (msg["id"], hub)))
+        elif not known and fut is None and msg["id"] not in {c["id"] for c in self.store.controls(self.event_id, hub)}:
+            self._refuse(hub, topic, payload, VenueError("unknown_control", "a reply to control %s, which was never sent to %s"
+                                                         % (msg["id"], hub), "回复的控制 %s 从未发给 %s" % (msg["id"], hub)))
 
     # ---- rounds ----------------------------------------------------------------------------------
 
