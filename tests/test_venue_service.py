@@ -1229,3 +1229,12 @@ def test_a_hub_answering_its_round_spec_is_not_a_refusal_but_refusing_it_is_aler
         stop.set()
         await task
     asyncio.run(main())
+
+
+def test_glance_of_some_tables_is_those_rows_of_the_whole_glance():
+    venue = Venue(config(), Store(":memory:"), Link())
+    venue.restore()
+    whole = venue.glance()
+    assert len(whole) == 2
+    assert venue.glance(["2"]) == [r for r in whole if r["table"] == "2"]
+    assert venue.glance([]) == [] and venue.glance(["9"]) == []

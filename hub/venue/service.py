@@ -783,7 +783,7 @@ class Venue:
         return [{"round": r, "started": rd.started, "closed": rd.closed, "tables": len(rd.specs),
                  "boards_done": len(rd.done), "boards_expected": rd.expected()} for r, rd in sorted(self._rounds.items())]
 
-    def glance(self):
+    def glance(self, tables=None):
         """Every table at a glance, in the order of [[tables]]: ``table``, ``hub``, ``online``
         (the hub's last status; None: never heard), ``game``, ``round``, ``group``,
         ``screen``, ``started``, ``boards``, ``deals_done``, ``deal``, ``board``, ``turn``,
@@ -791,11 +791,13 @@ class Venue:
         ``seats`` (per seat: ``online``, ``dev``, ``player``, ``checked``, ``bot``,
         ``cards``), ``paused`` (``{"by", "reason"}`` or None), ``alerts_open``, ``unacked``,
         ``last_seen`` (venue ms of the last live snapshot, None: none yet), ``seated``
-        (whether the table plays the current round)."""
+        (whether the table plays the current round).  ``tables``: only these (a live page
+        updating the tables that changed, not all 500)."""
         open_by_table = {}
         for a in self.store.alerts(self.event_id, open_only=True):
             open_by_table[a["table"]] = open_by_table.get(a["table"], 0) + 1
-        return [self._row(t.table, t.hub, open_by_table.get(t.table, 0)) for t in self.config.tables]
+        return [self._row(t.table, t.hub, open_by_table.get(t.table, 0)) for t in self.config.tables
+                if tables is None or t.table in tables]
 
     def _row(self, table, hub, alerts_open):
         live, seen = self._live.get(hub, (None, None))

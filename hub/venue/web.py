@@ -498,7 +498,7 @@ class Live:
                 lis.put("glance", "glance", text)
         elif tables:
             now = self.venue.now_ms()
-            rows = {r.get("table"): r for r in self.venue.glance()}
+            rows = {r.get("table"): r for r in self.venue.glance(tables)}
             for t in tables:
                 if t in rows:
                     text = _dumps({"now": now, "table": rows[t]})
