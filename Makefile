@@ -40,9 +40,10 @@ test: $(STAMP)
 mpy: $(STAMP)
 	$(PY) tests/mpy/build.py build/mpy
 
-# The seat firmware: glyph fonts, .mpy files and the ROMFS image (build/firmware, device/README.md).
+# A seat firmware release: build/release/paizhuo-seat-<version>-<commit>/ with the ROMFS image, the
+# files in it, the boot files and manifest.json (every file's sha256; reproducible: docs/operations.md).
 firmware: $(STAMP)
-	$(PY) -m paizhuo.sim.firmware build/firmware
+	$(PY) -m paizhuo.provision.release build/release
 
 bench: $(STAMP)
 	$(PY) tests/bench/run.py --out docs/benchmarks.md

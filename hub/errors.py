@@ -23,3 +23,12 @@ class CodedError(ValueError):
 
     def to_dict(self):
         return {"code": self.code, "en": self.en, "zh": self.zh}
+
+
+# What reading a damaged SQLite file can raise.  CPython's sqlite3 decodes SQLite's own error
+# message as strict UTF-8; a damaged schema puts raw bytes into that message ("malformed database
+# schema (events) - near "\x80ULL""), and the decode then raises UnicodeDecodeError in place of
+# the DatabaseError.  Every place that reads a file from outside catches both.
+import sqlite3 as _sqlite3
+
+SQLITE_READ_ERRORS = (_sqlite3.DatabaseError, UnicodeDecodeError)

@@ -1,11 +1,11 @@
-"""Card codes for the three games, parsing with clear errors, and decks.
+"""Card codes of every game's deck, parsing with clear errors, and decks.
 
 A card is written as text everywhere outside an engine:
 
 - French cards: rank then suit, ``3D`` ``TS`` ``2S`` (ranks ``23456789TJQKA``,
   suits ``S H C D`` = ♠♥♣♦).  ``10`` is accepted for ``T`` and lower case is accepted.
-- Jokers (Guandan): ``BJ`` 小王 (black/small) and ``RJ`` 大王 (red/big).
-- Paohuzi: ``x1``..``x10`` 小字 一..十 and ``d1``..``d10`` 大字 壹..拾.
+- Jokers: ``BJ`` 小王 (black/small) and ``RJ`` 大王 (red/big).
+- Word cards (字牌): ``x1``..``x10`` 小字 一..十 and ``d1``..``d10`` 大字 壹..拾.
 
 Each engine turns codes into its own small integers for speed; this module only
 knows what a valid code is and which deck it belongs to.
@@ -19,17 +19,17 @@ knows what a valid code is and which deck it belongs to.
 """
 
 RANKS = "23456789TJQKA"
-SUITS = "DCHS"  # ascending suit order of Big Two: ♦ < ♣ < ♥ < ♠
+SUITS = "DCHS"  # ascending suit order: ♦ < ♣ < ♥ < ♠
 SUIT_SYMBOLS = {"D": "♦", "C": "♣", "H": "♥", "S": "♠"}
 JOKERS = ("BJ", "RJ")
 JOKER_NAMES = {"BJ": "小王", "RJ": "大王"}
-PAOHUZI_SMALL = "一二三四五六七八九十"
-PAOHUZI_BIG = "壹贰叁肆伍陆柒捌玖拾"
+WORDS_SMALL = "一二三四五六七八九十"  # 小字
+WORDS_BIG = "壹贰叁肆伍陆柒捌玖拾"  # 大字
 
 # Deck names: which codes exist, and how many copies of each.
-DECK52 = "52"  # Big Two: one deck without jokers
-DECK108 = "108"  # Guandan: two decks with jokers
-DECK80 = "80"  # Paohuzi: x1..x10, d1..d10, four of each
+DECK52 = "52"  # one deck without jokers
+DECK108 = "108"  # two decks with jokers
+DECK80 = "80"  # word cards: x1..x10, d1..d10, four of each
 
 
 class InvalidCardError(ValueError):
@@ -104,8 +104,8 @@ def parse(text):
         if 1 <= n <= 10:
             return up[0].lower() + str(n)
         raise InvalidCardError(
-            "Paohuzi card %r: the number must be 1 to 10" % (text,),
-            "跑胡子牌 %s：数字必须是 1 到 10" % (text,),
+            "word card (字牌) %r: the number must be 1 to 10" % (text,),
+            "字牌 %s：数字必须是 1 到 10" % (text,),
         )
     if up.startswith("10"):
         up = "T" + up[2:]
@@ -124,7 +124,7 @@ def parse(text):
 def suit_first(text):
     """The error for a French card written suit first (``S3``, ``D3``), or None.
 
-    ``D3`` is also Paohuzi's 大字 3, so decks with French cards check this before saying
+    ``D3`` is also the word card 大字 3, so decks with French cards check this before saying
     the code is not in the deck.
     """
     up = text.strip().upper() if isinstance(text, str) else ""
@@ -192,7 +192,7 @@ def parse_many(items, deck=DECK52):
 
 def sort_key(code):
     """A natural display order for any deck: 2..A with ♦♣♥♠ inside a rank, then 小王, 大王;
-    Paohuzi 小字 一..十, then 大字 壹..拾.  Games with their own order (Big Two's 3..2) sort by it.
+    小字 一..十, then 大字 壹..拾.  Games with their own order (3..2, say) sort by it.
 
     >>> sorted(["RJ", "AS", "2D", "BJ", "TD"], key=sort_key)
     ['2D', 'TD', 'AS', 'BJ', 'RJ']
@@ -220,8 +220,8 @@ def pretty(code):
     if code in JOKER_NAMES:
         return JOKER_NAMES[code]
     if code[0] == "x":
-        return PAOHUZI_SMALL[int(code[1:]) - 1]
+        return WORDS_SMALL[int(code[1:]) - 1]
     if code[0] == "d":
-        return PAOHUZI_BIG[int(code[1:]) - 1]
+        return WORDS_BIG[int(code[1:]) - 1]
     rank = "10" if code[0] == "T" else code[0]
     return SUIT_SYMBOLS[code[1]] + rank

@@ -57,7 +57,7 @@ SEATS = "ENWS"  # play order, as the engine's SEATS (a str: on MicroPython a tup
 # of strings costs a str object per element on the heap)
 KEY_BYTES = const(32)  # device keys are 32 random bytes, provisioned as 64 hex chars
 NONCE_HEX = const(32)  # nonces are 16 random bytes written as 32 lowercase hex chars
-MAX_CARDS = const(27)  # the largest hand of the three games (掼蛋 deals 27)
+MAX_CARDS = const(27)  # the largest hand any game deals (27)
 _LABEL = b"paizhuo-link-v1|"
 
 # The compact form both interpreters write; CPython also refuses NaN/Infinity (MicroPython
@@ -89,7 +89,7 @@ def _dumps(msg):
 _TEXTS = """
 too_long|Frame longer than 4096 bytes; it was discarded|数据帧超过 4096 字节，已丢弃
 not_frame|Not a link frame (expected JSON, a tab and a 64-hex-digit tag)|不是有效的数据帧（应为 JSON、制表符和 64 位十六进制校验码）
-bad_tag|Frame tag does not match: wrong key or an old session; the seat reconnects|数据帧校验失败：密钥不对或会话已过期，座位将重新连接
+bad_tag|Frame tag does not match (wrong key, or not sent by this board): it is ignored; a board that keeps getting this has a key the table does not know: call a referee|数据帧校验失败（密钥不对，或并非本板发出）：已忽略；若一直出现，说明本板密钥与本桌登记的不符，请叫裁判
 bad_json|Frame body is not valid UTF-8 JSON|数据帧内容不是有效的 UTF-8 JSON
 bad_message|Message is malformed|消息格式不正确
 replay|Frame was already received (replay); it is ignored|数据帧重复（重放），已忽略
@@ -433,7 +433,7 @@ def decode(line, key):
     >>> decode(b'{"t":"resync","s":3}\\t' + b"0" * 64, b"k")
     Traceback (most recent call last):
     ...
-    paizhuo_shared.link.LinkError: Frame tag does not match: wrong key or an old session; the seat reconnects
+    paizhuo_shared.link.LinkError: Frame tag does not match (wrong key, or not sent by this board): it is ignored; a board that keeps getting this has a key the table does not know: call a referee
     """
     return _decode(line, _pads(key))
 
@@ -464,12 +464,14 @@ h reject code:code en:text zh:text ref:?count
 h result result:object
 h seatmap seatmap:seatmap
 h note en:text zh:text
+h meanings turn:count cards:cards meanings:names
 s hello dev:id fw:fw board:id n:nonce hn:hn
 s intent turn:count a:action
 s resync
 s call why:why
 s ack upto:count
 s checkin no:count
+s describe turn:count cards:cards
 """
 # kind|en|zh: what a field of that kind must be (a "?kind" field also takes null).
 _KINDS = """
@@ -492,6 +494,7 @@ clock|a clock {"seats": [...], "ms": whole number >= 0, "paused": true/false}|�
 seatmap|a seat map {"table", "seat", "player", "next": {"table", "seat"} or null, optional "checked": true/false}|座位表 {"table", "seat", "player", "next"：{"table", "seat"} 或 null，可选 "checked"：true/false}
 events|a list of objects|对象列表
 cards|a list of 1 to 27 card codes|1 到 27 个牌码的列表
+names|a list of at most 27 texts of 1 to 32 characters|最多 27 个、每个 1 到 32 个字符的文本列表
 yes|true or false|true 或 false
 type|show, double, play or pass|show、double、play 或 pass
 """
@@ -568,6 +571,13 @@ def _fits(kind, v):
         return (p is None or _player(p)) and (nxt is None or (
             isinstance(nxt, dict) and isinstance(nxt.get("table"), str) and _seat(nxt.get("seat")))) and (
             "checked" not in v or isinstance(v["checked"], bool))
+    if kind == "cards" or kind == "names":  # card codes; a describe's meanings ("straight:7")
+        if not (isinstance(v, list) and (kind == "names" or len(v) >= 1) and len(v) <= MAX_CARDS):
+            return False
+        for c in v:
+            if not _text(c, 1, 4 if kind == "cards" else 32):
+                return False
+        return True
     if kind == "events":
         if not isinstance(v, list):
             return False
@@ -597,14 +607,8 @@ def _action(a):
         if not isinstance(a.get("yes"), bool):
             raise _wrong("intent", "a.yes", "yes")
         field = "yes"
-    elif kind == "play":
-        cards = a.get("cards")
-        ok = isinstance(cards, list) and 1 <= len(cards) <= MAX_CARDS
-        if ok:
-            for c in cards:
-                if not _text(c, 1, 4):
-                    ok = False
-        if not ok:
+    elif kind == "play" or kind == "tribute" or kind == "return":  # 进贡 and 还牌 give cards too
+        if not _fits("cards", a.get("cards")):
             raise _wrong("intent", "a.cards", "cards")
         field = "cards"
     elif kind == "pass":
@@ -613,7 +617,8 @@ def _action(a):
         raise _wrong("intent", "a.type", "type")
     if len(a) != (1 if field is None else 2):  # the type and its one field: anything more is unknown
         for k in a:
-            if k != "type" and k != field:
+            # a play may name its meaning when wild cards make it ambiguous ("straight:7")
+            if k != "type" and k != field and not (k == "meaning" and kind == "play" and _text(a[k], 1, 32)):
                 raise _bad(_D_ACTION, (kind, k))
 
 

@@ -18,9 +18,23 @@ Small API, shared by every test that needs a broker (import with ``from brokers 
 ``mosquitto`` (pytest fixture)
     A started open-configuration ``Mosquitto`` in ``tmp_path``, stopped after the test.
 
-``async with amqtt_broker() as port: ...``
+``credentials(folder, event="demo", hubs=("T01", "T02"))``
+    Write a ``paizhuo broker config`` folder (passwd, acl, ``<client>.pass``) and return its path.
+
+``async with amqtt_broker(folder=None, event="demo", hubs=...) as broker: ...``
     The project's embedded amqtt broker (:class:`paizhuo.mqtt.broker.EmbeddedBroker`) on a free
-    loopback port, stopped on exit.  Give clients a username to get persistent sessions.
+    loopback port in this event loop, with the logins of ``folder`` (a fresh temporary one by
+    default: ``broker.credentials``), stopped on exit.  ``broker.port`` is the bound port.
+
+``EmbeddedThread(folder, event="demo")``
+    The same broker on its own event loop in a thread, for synchronous tests and fixtures that
+    run both brokers alike: ``start()``, ``stop()``, ``.host``, ``.port``, ``.files`` (the folder).
+
+``login(broker, user, **options)``
+    An :class:`MqttClient` logged in as ``user`` with its ``<user>.pass`` from ``broker.files``.
+
+``async refused(broker, client_id="intruder", **options)``
+    Assert the broker refuses this client (``MqttError`` ``broker_refused``); options as MqttClient's.
 
 ``async wait_for(condition, timeout=10, what="condition")``
     Poll ``condition()`` every 10 ms until true; ``AssertionError`` naming ``what`` after ``timeout``.
@@ -41,13 +55,17 @@ import shutil
 import signal
 import socket
 import subprocess
+import tempfile
+import threading
 import time
 
 import pytest
 
 MOSQUITTO = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
 
-__all__ = ["free_port", "Mosquitto", "mosquitto", "amqtt_broker", "wait_for", "MOSQUITTO"]
+__all__ = ["free_port", "Mosquitto", "mosquitto", "amqtt_broker", "EmbeddedThread", "credentials", "login", "refused", "wait_for",
+           "reachable_by_mosquitto",
+           "MOSQUITTO"]
 
 
 def free_port():
@@ -158,16 +176,98 @@ def mosquitto(tmp_path):
         broker.stop()
 
 
-@contextlib.asynccontextmanager
-async def amqtt_broker(port=None):
-    """The embedded amqtt broker on a free loopback port: ``async with amqtt_broker() as port``."""
-    from paizhuo.mqtt.broker import EmbeddedBroker
-    broker = EmbeddedBroker("127.0.0.1", port or free_port())
-    bound = await broker.start()
+def reachable_by_mosquitto(folder):
+    """Do what `paizhuo broker config` says to before mosquitto starts as root (pytest's temp
+    folders are closed to its user): `paizhuo broker check` then passes."""
+    from paizhuo.mqtt import mosquitto as mq
+    with open(os.path.join(str(folder), "mosquitto.conf")) as f:
+        opts = mq._parse_conf(f.read())
+    for fix in sorted({fix for _, _, fix in mq.check_run_user(str(folder), opts)}):
+        subprocess.run(fix, shell=True, check=True)
+
+
+def credentials(folder, event="demo", hubs=("T01", "T02")):
+    """A ``paizhuo broker config`` folder for ``event`` and ``hubs`` (written now); returns its path."""
+    from paizhuo.mqtt import mosquitto as mq
+    mq.write_config(str(folder), event, list(hubs), bind="127.0.0.1")
+    return str(folder)
+
+
+def login(broker, user, **options):
+    """An MqttClient (not started) for ``user`` with its password from ``broker.files``."""
+    from paizhuo.mqtt import mosquitto as mq
+    from paizhuo.mqtt.client import MqttClient
+    password = mq.read_password_file(os.path.join(str(broker.files), "%s.pass" % user))
+    return MqttClient(options.pop("client_id", user), broker.host, broker.port, username=user, password=password,
+                      **options)
+
+
+async def refused(broker, client_id="intruder", **options):
+    """Assert that ``broker`` refuses the client (paizhuo's MqttError ``broker_refused``)."""
+    from paizhuo.mqtt.client import MqttClient, MqttError
+    c = MqttClient(client_id, broker.host, broker.port, **options)
+    await c.start()
     try:
-        yield bound
+        with pytest.raises(MqttError) as e:
+            await c.wait_connected(10)
+        assert e.value.code == "broker_refused", e.value
     finally:
-        await broker.stop()
+        await c.stop()
+
+
+@contextlib.asynccontextmanager
+async def amqtt_broker(folder=None, event="demo", hubs=("T01", "T02"), port=None):
+    """The embedded amqtt broker on a free loopback port: ``async with amqtt_broker() as broker``."""
+    from paizhuo.mqtt.broker import EmbeddedBroker
+    with contextlib.ExitStack() as stack:
+        if folder is None:
+            folder = credentials(stack.enter_context(tempfile.TemporaryDirectory(prefix="paizhuo-amqtt-")), event, hubs)
+        broker = EmbeddedBroker("127.0.0.1", port or free_port(), credentials=str(folder), event=event)
+        await broker.start()
+        try:
+            yield broker
+        finally:
+            await broker.stop()
+
+
+class EmbeddedThread:
+    """The embedded broker on its own asyncio loop in a thread (see the module docstring)."""
+
+    host = "127.0.0.1"
+
+    def __init__(self, folder, event="demo"):
+        self.files = str(folder)
+        self.event = event
+        self.port = None
+        self._loop = None
+        self._thread = None
+        self._broker = None
+
+    def start(self):
+        from paizhuo.mqtt.broker import EmbeddedBroker
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="embedded-broker", daemon=True)
+        self._thread.start()
+        self._broker = EmbeddedBroker("127.0.0.1", 0, credentials=self.files, event=self.event)
+        self.port = asyncio.run_coroutine_threadsafe(self._broker.start(), self._loop).result(30)
+        return self
+
+    def stop(self):
+        if self._loop is None:
+            return
+        try:
+            asyncio.run_coroutine_threadsafe(self._broker.stop(), self._loop).result(30)
+        finally:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(30)
+            self._loop.close()
+            self._loop = None
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
 
 
 async def wait_for(condition, timeout=10.0, what="condition"):

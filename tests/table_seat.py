@@ -36,7 +36,8 @@ from paizhuo_shared import link
 
 SEATS = ("E", "N", "W", "S")
 DEVICES = {"E": "S-0001", "N": "S-0002", "W": "S-0003", "S": "S-0004"}
-KEYS = {s: bytes((i * 37 + k) % 256 for k in range(32)) for i, s in enumerate(SEATS)}
+# (+ 1: never bytes(range(32)), the published example key `paizhuo hub` refuses)
+KEYS = {s: bytes((i * 37 + k + 1) % 256 for k in range(32)) for i, s in enumerate(SEATS)}
 SPARE = "S-0099"  # the spare board of venue-mode rigs
 SPARE_KEY = bytes((200 + 3 * k) % 256 for k in range(32))
 # The players of round specs in tests: numbers 11-14 in round 1 (PLAYERS), a shuffled
@@ -69,7 +70,7 @@ def _toml_value(v):
 
 
 def write_config(folder, ports, deals=None, clock=None, devices=None, log="table.sqlite", extra="", boards="1-4",
-                 venue=None, seats=None, players=True):
+                 venue=None, seats=None, players=True, game=None):
     """Write ``folder/table.toml`` for these ports (listed in the given order) and return its path.
 
     ``deals``: None for generated ``boards``, a list of ``{seat: "codes"}`` dicts, or False for
@@ -78,7 +79,9 @@ def write_config(folder, ports, deals=None, clock=None, devices=None, log="table
     ``venue``, ``seats``: the ``[venue]`` and ``[seats]`` options, when given.
     """
     devices = devices if devices is not None else {DEVICES[s]: (KEYS[s].hex(), s) for s in SEATS}
-    lines = ['[table]', 'hub = "T07"', 'id = "7"', 'event = "test event"', 'log = "%s"' % log, '']
+    lines = ['[table]', 'hub = "T07"', 'id = "7"', 'event = "test event"', 'log = "%s"' % log]
+    lines += ['game = "%s"' % game] if game else []
+    lines += ['']
     lines += ['[clock]'] + ['%s = %s' % (k, v) for k, v in (clock or {}).items()] + ['']
     if venue is not None:
         lines += ['[venue]'] + ['%s = %s' % (k, _toml_value(v)) for k, v in venue.items()] + ['']
@@ -92,7 +95,7 @@ def write_config(folder, ports, deals=None, clock=None, devices=None, log="table
     if deals is False:
         pass
     elif deals is None:
-        lines += ['[deals]', 'secret = "text:table hub tests"', 'boards = "%s"' % boards, '']
+        lines += ['[deals]', 'secret = "text:table hub tests, long enough"', 'boards = "%s"' % boards, '']
     else:
         lines += ['[deals]']
         for i, d in enumerate(deals):
@@ -163,6 +166,7 @@ class TestSeat:
         self.clock_at = None  # monotonic time the clock message arrived
         self.screen = None
         self.result = None
+        self.results = 0  # result frames received: a count, so a result screen missed (passed in a moment) still counts
         self.welcomes = 0
         self.notes = []  # the referee's notes (note messages) received, in order
         self.seatmap = None  # the seat map of the last state / seatmap message
@@ -308,6 +312,7 @@ class TestSeat:
             self._set_clock(msg["clock"])
         elif t == "result":
             self.result = msg["result"]
+            self.results += 1
             self.screen = "result"
 
     def _set_clock(self, clock):
@@ -354,7 +359,7 @@ class Rig:
     """Four pty links, a table.toml, four test seats, and the hub (in process or a subprocess)."""
 
     def __init__(self, folder, order=SEATS, deals=None, clock=None, seats=SEATS, extra="", boards="1-4",
-                 venue=None, bots=(), spares=(), bot_think_seconds=None, players=True):
+                 venue=None, bots=(), spares=(), bot_think_seconds=None, players=True, game=None):
         self.folder = folder
         self.links = {s: PtyLink(folder, s) for s in SEATS if s not in bots}
         ports = [self.links[s].hub_path for s in order if s not in bots]  # config port order, on purpose not E N W S
@@ -371,7 +376,7 @@ class Rig:
             venue = {"broker": "127.0.0.1:1", "event": "test"}  # in-process tests run no uplink
         self.config_path = write_config(folder, ports, deals=False if venue is not None and deals is None else deals,
                                         clock=clock, extra=extra, boards=boards, venue=venue, seats=seat_opts,
-                                        devices=devices, players=players)
+                                        devices=devices, players=players, game=game)
         self.config = config_.load(self.config_path)
         self.seats = {s: TestSeat(self.links[s].seat_path, DEVICES[s], KEYS[s]) for s in seats if s not in bots}
         self.table = None
@@ -443,10 +448,14 @@ async def play_deal(rig, bots=None, timeout=60.0, on_intent=None):
     seats = rig.seats
     deadline = time.monotonic() + timeout
     sent = {}
+    before = {name: s.results for name, s in seats.items()}
     while True:
         for s in seats.values():
             s._changed.clear()  # frames arrive only while we await, so no wake-up is lost
-        if all(s.screen == "result" for s in seats.values()):
+        # The result screen lasts next_deal_seconds only: a busy machine may read a seat's result
+        # and the next deal's state in one go, so the result frames are counted, not looked for.
+        if all(s.screen == "result" for s in seats.values()) or all(
+                s.results > before[name] for name, s in seats.items()):
             return
         if time.monotonic() > deadline:
             raise TimeoutError("the deal did not finish within %.0f s" % timeout)
@@ -518,6 +527,18 @@ async def check_in_all(rig, players=PLAYERS, timeout=10.0):
         seat.checkin(players[s]["no"])
     for seat in rig.seats.values():
         await seat.wait_for(lambda seat=seat: seat.seatmap and seat.seatmap.get("checked"), timeout, "checked in")
+
+
+async def in_round_one(rig, moves):
+    """Seats and hub started, round 1 (board 1) loaded, started and checked in, ``moves`` played; the table."""
+    await rig.start_seats()
+    table = await rig.start_hub()
+    table.load_round(round_spec(1, boards=[1]))
+    table.start_round(1, round_key(1))
+    await check_in_all(rig)
+    await rig.all_online(screen="deal")
+    await play_until(rig, moves)
+    return table
 
 
 def random_bytes(n, seed):

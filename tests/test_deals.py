@@ -38,8 +38,27 @@ def run(*args):
 def reference_deal(secret, game, rnd, group, board):
     """docs/movement-and-deals.md, written again from the text: round key, HMAC byte stream,
     Fisher–Yates with one byte per draw and rejection at 256 - 256 % k, hands in seat order."""
+    cards = reference_order(secret, game, rnd, group, board)
+    size, seats, hand = SIZES[game]
+    hands = {s: cards[i * hand:(i + 1) * hand] for i, s in enumerate(seats)}
+    lines = ["paizhuo-deal-v1", "game " + game, "round %d" % rnd, "group %d" % group, "board %d" % board]
+    if game == "paohuzi":
+        shown, stock = cards[60], cards[61:]
+        hands["E"] = hands["E"] + [shown]
+    for s in seats:
+        lines.append(s + " " + " ".join(sorted(hands[s], key=sort_key)))
+    if game == "paohuzi":
+        lines += ["shown " + shown, "stock " + " ".join(stock)]
+    return hashlib.sha256(("\n".join(lines) + "\n").encode()).hexdigest()
+
+
+def reference_order(secret, game, rnd, group, board, n=1):
+    """The shuffled deck of deal ``n`` of a board (the text's algorithm; ``deal=n|`` ends the
+    context of a match's later deals)."""
     key = hmac.new(secret, b"paizhuo-deal-v1|round-key|%d" % rnd, hashlib.sha256).digest()
     context = b"paizhuo-deal-v1|deal|%s|group=%d|board=%d|" % (game.encode(), group, board)
+    if n != 1:
+        context += b"deal=%d|" % n
     stream = bytearray()
     counter = 0
 
@@ -60,17 +79,7 @@ def reference_deal(secret, game, rnd, group, board):
                 break
         j = v % k
         cards[i], cards[j] = cards[j], cards[i]
-    size, seats, hand = SIZES[game]
-    hands = {s: cards[i * hand:(i + 1) * hand] for i, s in enumerate(seats)}
-    lines = ["paizhuo-deal-v1", "game " + game, "round %d" % rnd, "group %d" % group, "board %d" % board]
-    if game == "paohuzi":
-        shown, stock = cards[60], cards[61:]
-        hands["E"] = hands["E"] + [shown]
-    for s in seats:
-        lines.append(s + " " + " ".join(sorted(hands[s], key=sort_key)))
-    if game == "paohuzi":
-        lines += ["shown " + shown, "stock " + " ".join(stock)]
-    return hashlib.sha256(("\n".join(lines) + "\n").encode()).hexdigest()
+    return cards
 
 
 @pytest.mark.parametrize("game", sorted(SIZES))
@@ -325,9 +334,12 @@ def test_big_two_engine_plays_a_generated_deal_to_the_end():
     assert sum(game.result().scores.values()) == 0
 
 
-def test_only_big_two_has_an_engine_yet():
+def test_a_registered_game_takes_its_deal_and_an_unregistered_one_is_refused():
+    record = D.deal(GOLDEN, "guandan", 1, 1, 1)
+    deal = record.to_engine_deal()  # the registry's deal_for: Guandan is registered now
+    assert deal.board == 1 and sorted(len(h) for h in deal.hands.values()) == [27] * 4
     with pytest.raises(D.DealError) as e:
-        D.deal(GOLDEN, "guandan", 1, 1, 1).to_engine_deal()
+        D.deal(GOLDEN, "paohuzi", 1, 1, 1).to_engine_deal()
     assert e.value.code == "no_engine"
 
 
@@ -410,3 +422,52 @@ def test_the_released_round_key_gives_the_hubs_the_same_deals():
     assert refused.returncode == 2 and "--secret" in refused.stderr and refused.stdout == ""
     refused = run("deals", "--secret", "text:released key event 2026", "--game", "bigtwo")
     assert refused.returncode == 2 and "--boards" in refused.stderr and refused.stdout == ""
+
+
+# ---- the deals of a match (a match game's board is several deals) ---------------------------
+
+def reference_later_deal(secret, game, rnd, group, board, n):
+    """Deal n >= 2 of a board, written again from docs/movement-and-deals.md: the same round key,
+    the board's context with ``deal=n|`` added, the same shuffle."""
+    order = reference_order(secret, game, rnd, group, board, n)
+    size = SIZES[game][2]
+    return {s: sorted(order[i * size:(i + 1) * size], key=sort_key) for i, s in enumerate("ENWS")}
+
+
+@given(st.sampled_from(["bigtwo", "guandan"]), st.integers(1, 5), st.integers(1, 4), st.integers(1, 30))
+@settings(max_examples=25, deadline=None)
+def test_deal_one_of_a_board_is_the_boards_deal_and_later_deals_are_new_contexts(game, rnd, group, board):
+    key = D.round_key(GOLDEN, rnd)
+    first = D.deal_from_round_key(key, game, group, board, round=rnd)
+    assert D.deal_from_round_key(key, game, group, board, round=rnd, deal=1).to_dict() == first.to_dict()
+    assert "deal" not in first.to_dict() and "deal " not in first.canonical_text()
+    seen = {first.hash}
+    for n in (2, 3):
+        later = D.deal_from_round_key(key, game, group, board, round=rnd, deal=n)
+        assert {s: list(h) for s, h in later.hands.items()} == reference_later_deal(GOLDEN, game, rnd, group, board, n)
+        assert later.deal == n and later.to_dict()["deal"] == n and "\ndeal %d\n" % n in later.canonical_text()
+        assert D.DealRecord.from_dict(later.to_dict()) == later
+        seen.add(later.hash)
+    assert len(seen) == 3
+
+
+def test_a_later_deal_record_keeps_its_number_under_the_hash():
+    later = D.deal_from_round_key(D.round_key(GOLDEN, 1), "guandan", 1, 1, round=1, deal=2).to_dict()
+    later["deal"] = 3
+    with pytest.raises(D.DealError) as e:
+        D.DealRecord.from_dict(later)
+    assert e.value.code == "hash_mismatch"
+    later["deal"] = 0
+    with pytest.raises(D.DealError) as e:
+        D.DealRecord.from_dict(later)
+    assert e.value.code == "bad_deal" and "从 1 开始" in e.value.zh
+
+
+def test_how_a_game_is_dealt_comes_from_its_engine():
+    from paizhuo import rules
+    assert D.GAMES is rules.DEALING
+    for name, engine in rules.GAMES.items():
+        d = rules.DEALING[name]
+        assert (d.deck, d.hand, d.seats) == (engine.DECK, engine.HAND_SIZE, tuple(engine.SEATS))
+    for name, (size, seats, hand) in SIZES.items():
+        assert (D.GAMES[name].size, "".join(D.GAMES[name].seats), D.GAMES[name].hand) == (size, seats, hand)

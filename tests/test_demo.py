@@ -1,5 +1,6 @@
 """`make demo` today: four bots play one seeded deal and the terminal shows all of it."""
 
+import json
 import os
 import re
 import subprocess
@@ -76,14 +77,18 @@ def test_make_demo_runs_a_small_event_and_ends_by_itself(tmp_path):
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     text = out.stdout
     assert re.search(r"public standings 成绩公告:\s+http://127\.0\.0\.1:\d+/$", text, re.M)
-    assert re.search(r"referee console 裁判台:\s+http://127\.0\.0\.1:\d+/referee\s+\(demo PIN 2468\)$", text, re.M)
+    assert re.search(r"referee console 裁判台:\s+http://127\.0\.0\.1:\d+/referee\s+\(demo PIN 246810\)$", text, re.M)
     checkins = re.findall(r"^  round (\d), table 1 .*typed player number \d+ on the seat's keypad — checked in$", text, re.M)
     assert sorted(checkins) == ["1"] * 4 + ["2"] * 4, "four players check in at table 1 in each round"
     assert "The event is complete" in text
     ranks = re.findall(r"^\s+(\d+)  P\d{3}\s", text, re.M)
     assert [int(r) for r in ranks] == list(range(1, 9)), "eight players ranked"
+    # Without --stay the pages stop with the demo: no addresses of records, but the records saved
+    assert "Hand records of round" not in text and "records/1" not in text.split("The event is complete")[1]
     for rnd in (1, 2):
-        assert "Hand records of round %d:" % rnd in text
+        assert json.loads((tmp_path / "run" / "records" / ("round-%d.json" % rnd)).read_text())
+    assert re.search(r"^Run folder 运行文件夹: %s$" % re.escape(str(tmp_path / "run")), text, re.M)
+    assert "venue store 场地数据库:   venue.sqlite" in text
     shots = sorted(p.name for p in (tmp_path / "run" / "screenshots").glob("*.png"))
     assert shots == ["round1-checkin-after-E.png", "round1-checkin-before-E.png",
                      "round2-checkin-after-E.png", "round2-checkin-before-E.png"]

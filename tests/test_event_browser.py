@@ -25,7 +25,7 @@ CHROMIUM = shutil.which("chromium")
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian chromium is not installed (apt-get install chromium)")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run", "--disable-quic"]
-PIN = "5802"
+PIN = "580213"
 WAIT_MS = 30000
 
 
@@ -75,10 +75,10 @@ def test_the_console_pauses_a_real_hub_answers_a_seats_call_and_the_public_page_
                 await until(con, "sel => document.querySelector(sel) !== null", row, what="table 2 on the console")
 
                 # Table 2's turn changes live while its bots play.
-                await until(con, "sel => /#\\d+/.test(document.querySelector(sel + ' td.turn').textContent)", row,
+                await until(con, "sel => document.querySelector(sel + ' td.turn').dataset.turn !== ''", row,
                             what="a turn on table 2")
-                first = await con.locator(row + " td.turn").inner_text()
-                await until(con, "([sel, t]) => document.querySelector(sel + ' td.turn').textContent !== t",
+                first = await con.locator(row + " td.turn").get_attribute("data-turn")
+                await until(con, "([sel, t]) => document.querySelector(sel + ' td.turn').dataset.turn !== t",
                             [row, first], what="table 2's turn to change")
 
                 # Pause it: the hub logs the pause with the referee's name and reason, and no
@@ -99,7 +99,11 @@ def test_the_console_pauses_a_real_hub_answers_a_seats_call_and_the_public_page_
 
                 # 叫裁判 on table 1's East seat board (a tap on its screen): the console shows the
                 # call, the referee acknowledges it, the hub logs that and tells the seat.
-                ev.sim.seats["E"].tap_widget("btn:call")
+                east = ev.sim.seats["E"]
+                mark = east.mark()
+                east.tap_widget("btn:call")
+                east.wait_screen("call", after=mark, timeout=15)  # the seat asks first (issue #12)
+                east.tap_widget("btn:yes")
                 await until(con, "() => document.querySelector('#alerts li.open') !== null", what="the call")
                 assert "呼叫裁判" in await con.locator("#alerts li.open").first.inner_text()
                 await con.click("#alerts li.open button")
@@ -123,15 +127,22 @@ def test_the_console_pauses_a_real_hub_answers_a_seats_call_and_the_public_page_
                 last = want[-1]
                 db = sqlite3.connect("file:%s?mode=ro" % (ev.folder / "venue.sqlite"), uri=True)
                 try:
-                    rid = db.execute("SELECT result_id FROM results WHERE player = ?", (last,)).fetchone()[0]
+                    rnd, table, board, seat = db.execute("SELECT round, table_no, board, seat FROM results WHERE player = ?",
+                                                         (last,)).fetchone()
                 finally:
                     db.close()
+                # picked by round and table; one seat alone changes the deal's total: that needs its reason
                 await con.goto(console_url)
-                await con.fill("#adjust-form input[name=result_id]", rid)
-                await con.select_option("#adjust-form select[name=field]", "score")
-                await con.fill("#adjust-form input[name=value]", "999")
-                await con.fill("#adjust-form input[name=reason]", "记分表更正，四方签字")
-                await con.click("#adjust-form button[type=submit]")
+                await until(con, "n => document.querySelectorAll('#pick-form select[name=round] option').length >= n",
+                            rnd, what="the rounds to pick from")
+                await con.select_option("#pick-form select[name=round]", str(rnd))
+                await con.select_option("#pick-form select[name=table]", str(table))
+                form = '#results form.deal-form[data-board="%d"]' % board
+                await until(con, "sel => document.querySelector(sel) !== null", form, what="the deal to correct")
+                await con.fill(form + " input[name=score-%s]" % seat, "999")
+                await con.fill(form + " input[name=reason]", "记分表更正，四方签字")
+                await con.fill(form + " input[name=unbalanced]", "罚分，其他座位不变")
+                await con.click(form + " button[type=submit]")
                 await until(con, "() => [...document.querySelectorAll('#audit tbody tr')].some(r => "
                             "r.textContent.includes('记分表更正，四方签字') && r.textContent.includes('裁判 王'))",
                             what="the adjustment in the audit log")

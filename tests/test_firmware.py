@@ -19,6 +19,7 @@ from testhub import TestHub  # noqa: E402
 from paizhuo.rules.bigtwo import Action, IllegalActionError  # noqa: E402
 from paizhuo.sim.firmware import DATA_HEAP, SeatError, SeatProcess, build, checkin_taps  # noqa: E402
 from paizhuo.sim.links import PtyLink  # noqa: E402
+from paizhuo.sim.screenshot import save_png  # noqa: E402
 from paizhuo_shared import link  # noqa: E402
 
 pytestmark = pytest.mark.micropython
@@ -60,6 +61,11 @@ def texts(ui):
 
 def enabled(ui, wid):
     return ui["widgets"][wid][4] == 1
+
+
+def hand_y(ui, code):
+    """The top of card ``code`` in the hand when not selected (its row's top)."""
+    return 225 if ui["widgets"]["card:" + code][1] < 250 else 275
 
 
 def event_msg(game, events):
@@ -188,7 +194,11 @@ def test_play_select_deselect_play_and_refusal(rigs, tmp_path, fw):
     pins.check(fw, "refusal", r.seat.settle()[1], tmp_path)
     r.seat.tap_widget("btn:ok")
     ui = r.seat.wait_screen("play")
+    # issue #12: the refused play keeps its selection (the player fixes it, not redoes it)
+    assert ui["widgets"]["card:" + other][1] < hand_y(ui, other) and enabled(ui, "btn:play")
     # now the right play: ♦3 alone
+    r.seat.tap_widget("card:" + other)
+    r.seat.wait_screen("play", where=lambda u: not enabled(u, "btn:play"))
     r.seat.tap_widget("card:" + low)
     r.seat.wait_screen("play", where=lambda u: enabled(u, "btn:play"))
     mark = r.hub.mark()
@@ -224,7 +234,10 @@ def test_report_and_shown_hands(rigs, tmp_path, fw):
     one = [s for s, n in g.view(SEAT)["counts"].items() if n == 1 and s != SEAT][0]
     r.hub.send(event_msg(g, [{"type": "report", "seat": one}]))
     name = {"E": "东家", "S": "南家", "W": "西家", "N": "北家"}[one]
-    r.seat.wait_screen("play", where=lambda u: name + "报单！" in u["text"])
+    # issue #12: the alert and the duty it brings are shown together (the duty was hidden under it)
+    ui = r.seat.wait_screen("play", where=lambda u: any(name + "报单！" in t for t in u["text"]))
+    if g.view(SEAT)["duty"]:
+        assert any(name + "报单！" in t and "单张须出最大" in t for t in texts(ui)), texts(ui)
 
 
 def test_result_screen(rigs, tmp_path, fw):
@@ -296,7 +309,7 @@ def test_paused_clock_holds_and_locks(rigs):
     assert {"暂停 · 裁判处理中", "暂停 · 裁判处理中，请等待恢复"} <= set(texts(ui)), "top bar and hint line"
     low = "card:" + g.view(SEAT)["hand"][0]
     r.seat.tap_widget(low)
-    ui = r.seat.wait_screen("play", where=lambda u: u["widgets"][low][1] < 246)  # picked (it rose)
+    ui = r.seat.wait_screen("play", where=lambda u: u["widgets"][low][1] in (222, 272))  # picked (it rose 3 px)
     assert not enabled(ui, "btn:play")
     assert "暂停 · 裁判处理中，请等待恢复" in texts(ui), "while paused the hint line says so, not the kind"
 
@@ -326,12 +339,13 @@ def test_sequence_gap_starts_a_new_session_with_a_full_state(rigs):
     assert len([w for w in ui["widgets"] if w.startswith("card:")]) == 13
 
 
-@pytest.mark.parametrize("how", ["challenge", "no_session", "bad_tag"])
+@pytest.mark.parametrize("how", ["challenge", "no_session"])
 def test_hub_lost_session_means_new_handshake(rigs, how):
     r = rigs(scenes.state(None, screen="waiting"))
     r.seat.wait_screen("waiting")
     r.hub.wait_session(1)
-    if how == "challenge":  # the hub restarted
+    if how == "challenge":  # the hub restarted: it knows no session (a bad-tag reject: test_seat_link_auth.py)
+        r.hub.session = None
         r.hub.challenge()
     else:
         r.hub.send(link.reject_message(link.LinkError(how), 1))
@@ -428,10 +442,20 @@ def test_display_holds_a_band_never_a_frame(fw, tmp_path):
     assert held <= 480 * 32 and grew < 480 * 32 + 2048, "one band, not a 300 KB frame"
 
 
-def test_call_referee_from_any_screen(rigs):
+def test_call_referee_from_any_screen(rigs, tmp_path):
     r = rigs(scenes.state(None, screen="waiting"))
     r.seat.wait_screen("waiting")
     r.seat.tap_widget("btn:call")
+    # issue #12: 叫裁判 asks first; cancelling sends nothing
+    ui = r.seat.wait_screen("call")
+    assert "叫裁判？" in texts(ui) and set(ui["widgets"]) == {"btn:yes", "btn:ok"}
+    save_png(r.seat.settle()[1], tmp_path / "call_confirm.png")
+    r.seat.tap_widget("btn:ok")
+    r.seat.wait_screen("waiting")
+    assert r.hub.messages("call") == []
+    r.seat.tap_widget("btn:call")
+    r.seat.wait_screen("call")
+    r.seat.tap_widget("btn:yes")
     call = r.hub.wait_msg("call")
     assert call["why"] == "seat"
     r.seat.wait_screen("waiting", where=lambda u: "已叫裁判，请稍候" in u["text"])
@@ -578,11 +602,10 @@ def test_checkin_unanswered_frees_the_keypad(rigs):
     assert [m["s"] for m in r.hub.messages("checkin")] == [s]
 
 
-def test_checkin_module_is_loaded_only_while_its_screen_is_up(fw, tmp_path):
-    """The check-in screen's code lives in seat/checkin.py, imported when the screen is built
-    and dropped when another screen is: a deal's heap never carries it."""
-    from paizhuo.sim.firmware import run_snippet
-    code = (
+def ui_snippet(frames):
+    """MicroPython lines that make a seat's UI (``ui``, its mirror ``m``, welcomed at table 7) on a
+    host display writing to ``frames``, and ``state(screen)``: a check-in state message."""
+    return (
         "import gc, sys\n"
         "from board.host import HostDisplay\n"
         "from seat.state import Mirror\n"
@@ -590,12 +613,27 @@ def test_checkin_module_is_loaded_only_while_its_screen_is_up(fw, tmp_path):
         "class App:\n"
         "    dev = 'S-0007'\n"
         "m = Mirror(0)\n"
-        "ui = UI(HostDisplay(%r, 8, 1), m, App())\n" % str(tmp_path / "frames") +
+        "ui = UI(HostDisplay(%r, 8, 1), m, App())\n" % str(frames) +
         "m.apply({'t': 'welcome', 'seat': 'E', 'table': '7', 'event': 'e', 'lang': 'zh', 'player': None}, 0)\n"
         "def state(screen):\n"
         "    return {'t': 'state', 'screen': screen, 'view': None, 'turn': None, 'clock': None, 'players': {},\n"
         "            'result': None, 'seatmap': {'table': '7', 'seat': 'E', 'player': {'id': 'P1', 'name': 'x'},\n"
-        "                                        'next': None, 'checked': False}}\n"
+        "                                        'next': None, 'checked': False}}\n")
+
+
+def snippet_output(fw, code):
+    """What MicroPython ``code`` printed with the image mounted (it must exit 0)."""
+    from paizhuo.sim.firmware import run_snippet
+    out = run_snippet(fw, code)
+    assert out.returncode == 0, out.stdout + out.stderr
+    return out.stdout
+
+
+def test_checkin_module_is_loaded_only_while_its_screen_is_up(fw, tmp_path):
+    """The check-in screen's code lives in seat/checkin.py, imported when the screen is built
+    and dropped when another screen is: a deal's heap never carries it."""
+    code = (
+        ui_snippet(tmp_path / "frames") +
         "def cycle():\n"
         "    m.apply(state('checkin'), 0); ui.update()\n"
         "    up = 'seat.checkin' in sys.modules and len(ui.widgets)\n"
@@ -606,9 +644,7 @@ def test_checkin_module_is_loaded_only_while_its_screen_is_up(fw, tmp_path):
         "for i in range(4):\n"
         "    out[1 + 3 * i:4 + 3 * i] = cycle()\n"
         "print(*out)\n")
-    out = run_snippet(fw, code)
-    assert out.returncode == 0, out.stdout + out.stderr
-    words = out.stdout.split()
+    words = snippet_output(fw, code).split()
     start, rounds = int(words[0]), [words[i:i + 3] for i in range(1, 13, 3)]
     assert all(int(w) > 20 for w, _, _ in rounds), "the keypad was built, every round"
     assert all(loaded == "False" for _, loaded, _ in rounds), "seat.checkin was dropped with its screen"
@@ -660,3 +696,40 @@ def test_note_goes_after_ten_seconds_and_follows_the_language(rigs):
     ui = r.seat.wait_screen("play", where=lambda u: "Table paused by referee Li" in u["text"])
     assert "card:" + scenes.play_phase().view(SEAT)["hand"][0] in ui["widgets"] and enabled(ui, "btn:call")
     r.seat.wait_screen("play", timeout=20, where=lambda u: "Table paused by referee Li" not in u["text"])
+
+
+def test_a_garbage_collection_during_a_band_is_not_counted_as_the_draw_loops_allocation(fw, tmp_path):
+    """Calling a function with many locals (gfx.draw, Font.draw) puts its frame on the heap for
+    the call; on a heap full of garbage that allocation collects, and the collection used to
+    show as the band's allocation (a negative figure: "the draw loop allocated" once under
+    load).  Here every band starts on a heap whose free room is holes of one size, from too
+    small for the drawing functions' frames to large enough, and the rest garbage: every frame
+    drawn reports 0 bytes."""
+    code = (
+        ui_snippet(tmp_path / "frames") +
+        "m.apply(state('checkin'), 0)\n"
+        "def garbage_around_holes(size):\n"
+        "    # Free room only in holes of `size` bytes between garbage (gc off while it is laid out).\n"
+        "    gc.collect()\n"
+        "    gc.disable()\n"
+        "    holes = seps = None\n"  # chains of tuples: a list's growth would leave large holes
+        "    try:\n"
+        "        while True:\n"
+        "            holes = (holes, bytearray(size))\n"
+        "            seps = (seps,)\n"
+        "    except MemoryError:\n"
+        "        pass\n"
+        "    holes = None\n"
+        "    gc.collect()\n"
+        "    seps = None\n"
+        "    gc.enable()\n"
+        "out = []\n"
+        "for size in range(16, 528, 16):\n"
+        "    ui.update()\n"
+        "    garbage_around_holes(size)\n"
+        "    while ui.draw():\n"
+        "        pass\n"
+        "    out.append(ui._alloc)\n"
+        "print(*out)\n")
+    figures = [int(w) for w in snippet_output(fw, code).split()]
+    assert len(figures) == 32 and figures == [0] * 32, "the bands' allocation on a heap full of garbage: %r" % figures

@@ -10,13 +10,15 @@ the result screen.  It must never report an error or drop a frame, never allocat
 drawing, and keep real margin: the firmware's ``low`` (free heap after a collection with
 a hub message, the mirror and the new screen all alive) stays above ``MARGIN``.
 
-Measured here (the unix port is 64-bit: objects are twice a board's): about 21 KB free
-after start-up and about 11 KB at the lowest; ``tests/bench/bench_firmware.py`` reports
-the figures.
+Measured here (the unix port is 64-bit: objects are twice a board's): about 20 KB free
+after start-up and about 9 KB at the lowest (on the play screen); ``tests/bench/bench_firmware.py``
+reports the figures.  The data heap is exactly 64 KB whatever the image's size, and a frame
+at the cap parses in a fragmented heap (the two tests after the deal).
 """
 
 import random
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -29,13 +31,13 @@ from rig import Rig  # noqa: E402
 
 from paizhuo.bots.bigtwo import BigTwoBot  # noqa: E402
 from paizhuo.rules.bigtwo import SEATS, Action, BigTwo, Deal  # noqa: E402
-from paizhuo.sim.firmware import DATA_HEAP, build, run_snippet  # noqa: E402
+from paizhuo.sim.firmware import DATA_HEAP, build, find_tool, run_snippet  # noqa: E402
 from paizhuo_shared import link  # noqa: E402
 
 pytestmark = pytest.mark.micropython
 
 SEAT = scenes.SEAT
-MARGIN = 8 * 1024  # the lowest free heap allowed at the busiest moment (measured: about 11 KB)
+MARGIN = 8 * 1024  # the lowest free heap allowed at the busiest moment (measured: 8.8-9 KB)
 QSTR_POOLS = 620  # dynamic qstrs the first five pools hold; one more costs a 640-entry pool (7.7 KB)
 
 
@@ -138,7 +140,7 @@ def test_a_whole_deal_in_a_64k_data_heap(fw, tmp_path):
                     for c in hand:
                         tap_and_wait(seat, "card:" + c)
                     ui = seat.wait_screen("play")
-                    assert all(ui["widgets"]["card:" + c][1] < 246 for c in hand), "13 cards selected"
+                    assert all(ui["widgets"]["card:" + c][1] in (222, 272) for c in hand), "13 cards selected"
                     for c in hand:
                         tap_and_wait(seat, "card:" + c)
                 before = hub.mark()
@@ -172,30 +174,97 @@ def test_a_whole_deal_in_a_64k_data_heap(fw, tmp_path):
         hand = scenes.play_phase().view(SEAT)["hand"]
         for c in hand:
             tap_and_wait(seat, "card:" + c)
-        seat.wait_screen("play", where=lambda u: all(u["widgets"]["card:" + c][1] < 246 for c in hand))
+        seat.wait_screen("play", where=lambda u: all(u["widgets"]["card:" + c][1] in (222, 272) for c in hand))
         seat.settle()
         seat.wait_for(lambda s: s.mem is not None, 5, "a heap figure")
         trouble = [ln for ln in seat.lines if ln.startswith(("error", "drop", "link down", "link lost"))]
         assert trouble == [] and seat.alive() and seat.stderr == []
         assert seat.frames and all(f[2] == 0 for f in seat.frames), "the draw loop allocated"
         free, low = seat.mem
+        print("big two heap: free %d, low %d of %d" % (free, low, DATA_HEAP))  # pytest -s shows it
         assert low >= MARGIN, "lowest free heap at the busiest moment: %d bytes of %d" % (low, DATA_HEAP)
     finally:
         rig.close()
 
 
-def test_qstrs_stay_in_five_pools(fw):
+def test_the_data_heap_is_the_same_whatever_the_image_size(fw):
+    """The firmware gets the pool a 64 KB heap has, and the image on top — to within a
+    quarter of a table byte (96 bytes).  ``heapsize`` used to round up to a whole KB, which
+    gave the seat 0–1023 bytes more heap depending on the image's size: a glyph more in
+    the font (a Chinese text of the hub) moved the seat's margin and the heap test's fate."""
+    code = "import gc\ngc.collect()\nprint(gc.mem_free() + gc.mem_alloc())\n"
+    out = run_snippet(fw, code)
+    assert out.returncode == 0, out.stdout + out.stderr
+    pool = int(out.stdout.split()[-1])
+    # What -X heapsize=64k alone gives: 64640 bytes, or one table byte (128) more where
+    # malloc's alignment lets it (it varies from build to build).
+    board = subprocess.run([find_tool("micropython"), "-X", "heapsize=%d" % DATA_HEAP, "-c", code],
+                           capture_output=True, text=True, timeout=30)
+    assert int(board.stdout) in (64640, 64768), board.stdout
+    image = 32 + (fw.image_size + 31) // 32 * 32  # hostboot's bytearray: a header block and the bytes
+    assert 0 <= pool - image - 64640 <= 96, (pool, image)
+
+
+# A state at the frame cap, as at a venue check-in: four player names of about 900 bytes.
+_NAMES = {s: {"id": "P%d" % i, "name": "名" * 290 + "a" * (i + 1)} for i, s in enumerate(SEATS)}
+_CAP_STATE = {"t": "state", "s": 1, "screen": "checkin", "view": None, "turn": None, "clock": None,
+              "players": _NAMES, "result": None,
+              "seatmap": {"table": "7", "seat": SEAT, "player": {"id": "P0", "name": "名" * 64}, "next": None}}
+
+
+def test_a_frame_at_the_cap_parses_in_a_fragmented_heap(fw):
+    """Issue: after a deal the seat's heap is fragmented (measured at the dropped frame: 6.9 KB
+    free, the largest free run 832 bytes), and MicroPython's parser makes each JSON string in
+    one block — a player name of 871 bytes had no room and the whole 4 KB check-in state was
+    dropped (``bad_json``).  The seat's prune cuts every string to 192 bytes before parsing
+    (names are shown to 32 characters), so a heap of free runs of about 400 bytes takes it."""
+    line = link.Session(b"k" * 32, "seat").seal(dict(_CAP_STATE))
+    assert len(line) > link.MAX_FRAME - 200
+    code = (
+        "import gc\n"
+        "from paizhuo_shared import link\n"
+        "from seat.state import prune\n"
+        "buf = bytearray(%r)\n"
+        "s = link.Session(b'k' * 32, 'hub')\n"
+        "hold = []\n"
+        "try:\n"
+        "    while True:\n"
+        "        hold.append(bytearray(400))\n"
+        "except MemoryError:\n"
+        "    pass\n"
+        "for i in range(0, len(hold), 2):\n"  # free every other block: runs of 416 bytes
+        "    hold[i] = None\n"
+        "gc.collect()\n"
+        "print('free', gc.mem_free())\n"
+        "try:\n"
+        "    m = s.open(memoryview(buf)[:len(buf) - 1], lambda body: prune(buf, len(body)))\n"
+        "    print('ok', len(m['players']['E']['name']), m['seatmap']['table'])\n"
+        "except link.LinkError as e:\n"
+        "    print('drop', e.code)\n") % (bytes(line),)
+    out = run_snippet(fw, code)
+    assert out.returncode == 0, out.stdout + out.stderr
+    free = int(out.stdout.split()[1])
+    assert free > 8 * 1024, "half the heap free, in runs of 416 bytes: %s" % out.stdout
+    assert out.stdout.split()[2:] == ["ok", "64", "7"], out.stdout
+
+
+@pytest.mark.parametrize("game", ["bigtwo", "guandan"])
+def test_qstrs_stay_in_five_pools(fw, game):
     """Every name and short string of the firmware is a qstr, interned for good in pools
     that double: 620 fit in five (about 7.4 KB); the 621st costs a sixth of 7.7 KB.  The
-    firmware's modules stay well below (its code iterates no ``str``: each character it
-    would yield becomes a qstr too).  The check-in screen's module is loaded only at a
-    venue round's check-in, but its qstrs stay once it has been: it is counted too."""
+    firmware's modules stay below (its code iterates no ``str``: each character it would
+    yield becomes a qstr too) with one game's screens loaded — a seat plays one game an
+    event (seat/games/ loads a game's module when its deal is on screen).  The check-in
+    screen's module is loaded only at a venue round's check-in, but its qstrs stay once it
+    has been: it is counted too.  A whole deal makes about ten more at run time (measured:
+    a Big Two deal went from 559 to 569)."""
     code = (
         "import micropython\n"
         "from seat import app, config, checkin\n"
+        "from seat.games import %s\n"
         "from board import host\n"
-        "micropython.qstr_info()\n")
+        "micropython.qstr_info()\n" % game)
     out = run_snippet(fw, code)
     assert out.returncode == 0, out.stdout + out.stderr
     n = int(re.search(r"n_qstr=(\d+)", out.stdout).group(1))
-    assert n < QSTR_POOLS - 60, "%d qstrs: room for the few the firmware makes at run time" % n
+    assert n < QSTR_POOLS - 30, "%d qstrs: room for the few the firmware makes at run time" % n

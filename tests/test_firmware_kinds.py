@@ -1,4 +1,4 @@
-"""The seat's selection pre-check (device/seat/kinds.py) agrees with the engine's rules.
+"""The seat's Big Two selection pre-check (device/seat/games/bigtwo_kinds.py) agrees with the engine's rules.
 
 The seat greys its Play button for a selection that is no combination; it cannot afford
 ``paizhuo_shared.bigtwo`` and its ``Rules`` on its heap (about 17 KB on the unix port), so
@@ -27,7 +27,7 @@ from paizhuo.sim.firmware import build, run_snippet
 from paizhuo_shared import bigtwo
 
 ROOT = Path(__file__).resolve().parents[1]
-_spec = importlib.util.spec_from_file_location("seat_kinds", ROOT / "device" / "seat" / "kinds.py")
+_spec = importlib.util.spec_from_file_location("seat_kinds", ROOT / "device" / "seat" / "games" / "bigtwo_kinds.py")
 kinds = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(kinds)
 
@@ -113,7 +113,7 @@ def test_classify_vectors_under_micropython(tmp_path_factory):
     fw = build(tmp_path_factory.mktemp("firmware"))
     code = (
         "import json\n"
-        "from seat import kinds, gfx\n"
+        "from seat import gfx\nfrom seat.games import bigtwo_kinds as kinds\n"
         "for cards, want in %r:\n"
         "    k = kinds.kind(gfx.card_bytes(cards))\n"
         "    print(json.dumps([cards, [] if k is None else [k], want]))\n" % (cases,))

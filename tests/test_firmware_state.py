@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from paizhuo.bots.bigtwo import BigTwoBot
@@ -27,7 +27,16 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "device"))
 from seat import state  # noqa: E402  (plain Python: CPython reads it as it is)
 
-KEEP = ("cards_left", "points", "scores", "places")
+KEEP = ("cards_left", "points", "scores", "places", "levels_after", "shown", "doubled")
+
+
+def no_meaning(obj):
+    """``obj`` without the members ``meaning`` that follow a comma (prune blanks them anywhere)."""
+    if isinstance(obj, dict):
+        return {k: no_meaning(v) for n, (k, v) in enumerate(obj.items()) if not (k == "meaning" and n)}
+    if isinstance(obj, list):
+        return [no_meaning(v) for v in obj]
+    return obj
 
 
 def cut(obj):
@@ -35,9 +44,11 @@ def cut(obj):
     members it keeps stay exactly as they were (prune skips over them, whatever they hold)."""
     if isinstance(obj, dict):
         out = {}
-        for k, v in obj.items():
+        for n, (k, v) in enumerate(obj.items()):
+            if k == "meaning" and n:  # a play's meaning after a comma goes too (the screens show cards)
+                continue
             if k == "result" and isinstance(v, dict):
-                out[k] = {rk: rv for rk, rv in v.items() if rk in KEEP}
+                out[k] = {rk: no_meaning(rv) for rk, rv in v.items() if rk in KEEP}
             else:
                 out[k] = cut(v)
         return out
@@ -94,14 +105,14 @@ def test_real_end_of_deal_messages(seed):
         for e in got.get("events", []):
             if "result" in e:
                 records.append(e["result"])
-        assert records and all(set(r) == set(KEEP) for r in records)
+        assert records and all(set(r) == set(KEEP) - {"levels_after"} for r in records)  # Big Two has none
         assert all(r["scores"] == g.result().to_dict()["scores"] for r in records)
 
 
 json_leaf = st.none() | st.booleans() | st.integers(-10 ** 6, 10 ** 6) | st.text(max_size=12)
 json_value = st.recursive(json_leaf, lambda inner: st.lists(inner, max_size=3)
                           | st.dictionaries(st.text(max_size=8), inner, max_size=4), max_leaves=10)
-PLAIN_KEYS = KEEP + ("winner", "hands_left", "shown", "doubled", "think_ms", "cards_left2", "名次")
+PLAIN_KEYS = KEEP + ("winner", "hands_left", "think_ms", "cards_left2", "名次", "shownx")
 
 
 def messages(record_keys, keys):
@@ -147,9 +158,9 @@ def test_the_mirror_keeps_short_names_and_slim_results():
     m.apply({"t": "state", "s": 2, "screen": "result", "view": g.view("E"), "turn": len(g.actions), "clock": None,
              "players": {s: {"id": s, "name": long_name} for s in SEATS}, "result": g.result().to_dict(),
              "seatmap": {"table": "7", "seat": "E", "player": {"id": 1, "name": long_name}, "next": None}}, 0)
-    assert all(len(p["name"]) == 32 for p in m.players.values())
+    assert all(len(name) == 32 for name in m.players.values())
     assert len(m.seatmap["player"]["name"]) == 32
-    assert set(m.result) == set(KEEP) and "result" not in m.view
+    assert set(m.result) == set(KEEP) - {"doubled"} and "result" not in m.view  # shown: the multipliers
     m.apply({"t": "seatmap", "s": 3, "seatmap": {"table": "8", "seat": "N", "player": {"id": 2, "name": long_name},
                                                    "next": None}}, 0)
     assert len(m.seatmap["player"]["name"]) == 32
@@ -212,3 +223,56 @@ def test_a_note_is_kept_in_the_seats_language_with_its_time(lang, shown):
     assert m.checked() is False
     m.apply({"t": "seatmap", "s": 3, "seatmap": _seatmap(True)}, 0)
     assert m.checked() is True
+
+
+# ---- long strings are cut before parsing (the heap regression of issue #11's session) ---------
+
+long_text = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=400) | st.builds(
+    lambda a, b: a * b, st.sampled_from(("名", "a", "\\", '"', "\n", "é", "😀", "\\u")), st.integers(0, 260))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.dictionaries(st.text(max_size=8), st.lists(long_text, max_size=3) | long_text, max_size=4))
+def test_prune_cuts_long_strings_and_keeps_the_json(msg):
+    """Any message as the hub writes it: after prune it parses to the same shape, and each
+    string is its original when at most 192 bytes long in the frame, else a prefix of it
+    of at most 192 bytes there (whole characters and escapes: never a broken one)."""
+    body, got = pruned(msg)
+
+    def framed(s):
+        return len(link._dumps(s).encode()) - 2  # the string's bytes between its quotes
+
+    def same(a, b):  # a: what the seat parsed, b: what the hub sent
+        if isinstance(b, str):
+            assert b.startswith(a) and (a == b if framed(b) <= 192 else 0 < framed(a) <= 192), (a, b)
+        else:
+            assert len(a) == len(b)
+            for x, y in zip(a, b):
+                same(x, y)
+    assert set(got) == set(msg)
+    for k in msg:
+        same(got[k], msg[k])
+
+
+# ---- the selection after a play (issue #12 item 5; two decks) ---------------------------------
+
+def test_a_played_card_leaves_the_selection_even_with_its_twin_in_the_hand():
+    """A refused play keeps the selection to fix; an accepted one clears it, also when the hand
+    still holds the other copy of a card just played (Guandan's two decks: the selection
+    kept the code, and the next pick made a selection that was no play)."""
+    sys.path.insert(0, str(ROOT / "tests" / "firmware"))
+    import gdscenes
+    from paizhuo.rules.guandan import Action as GdAction, Match, Rules
+    g = Match(Rules()).start(gdscenes.deal(1))
+    me = g.to_act()[0]  # the first deal's leader
+    hand = g.view(me)["hand"]
+    twin = [c for c in hand if hand.count(c) == 2][0]
+    m = state.Mirror(0)
+    m.apply({"t": "welcome", "s": 1, "seat": me, "table": "7", "event": "e", "lang": "zh", "player": None}, 0)
+    m.apply(dict(gdscenes.state(g, seat=me), s=2), 0)
+    m.selected = [twin]
+    m.apply(dict(_reject("not_a_play"), s=3), 0)
+    assert m.selected == [twin]  # refused: kept
+    events = g.apply(GdAction.from_dict({"type": "play", "seat": me, "cards": [twin]}))
+    m.apply(dict(gdscenes.event(g, events, seat=me), s=4), 0)
+    assert twin in m.hand() and m.selected == []

@@ -645,8 +645,8 @@ def test_micropython_seat_and_cpython_hub_understand_each_other(tmp_path):
     hub_frames.append(hub_frames[1])  # a replay
     script = tmp_path / "seat.py"
     script.write_text(SEAT_SCRIPT % (HN, SN, hub_frames), encoding="utf-8")
-    proc = subprocess.run([exe, "-X", "heapsize=64k", str(script)], env=build.micropython_env(dest),
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run([exe, "-X", "heapsize=64k", "../seat.py"], env=build.micropython_env(dest, relative=True),
+                          cwd=str(dest), capture_output=True, text=True, timeout=60)  # paths are heap: keep them short
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout.splitlines()
     hello = L.decode(out[0].encode(), DEV_KEY)

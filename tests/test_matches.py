@@ -618,7 +618,7 @@ def test_cli_unreadable_files(tmp_path):
     assert code == 2 and "cannot read the matches file" in err
     (tmp_path / "bad.json").write_text("{")
     code, out, err = run_cli(tmp_path, ["standings", "--input", "@bad.json"])
-    assert code == 2 and "is not JSON" in err
+    assert code == 2 and "not valid JSON" in err
 
 
 def test_paizhuo_guandan_command(tmp_path):

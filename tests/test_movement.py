@@ -272,7 +272,7 @@ def test_to_dict_and_text_name_every_player_seat_and_table():
     (dict(players=["a", ""], round=1, secret=SECRET), "bad_player", "1 to 64 characters"),
     (dict(players="abc", round=1, secret=SECRET), "bad_players", "list of player ids"),
     (dict(players=["a"], round=0, secret=SECRET), "bad_round", "round must be"),
-    (dict(players=["a"], round=1, secret=SECRET, seats=5), "bad_seats", "4 (Big Two) or 3"),
+    (dict(players=["a"], round=1, secret=SECRET, seats=5), "bad_seats", "4 (bigtwo, guandan) or 3 (paohuzi)"),
     (dict(players=["a"], round=1, secret=SECRET, tables_per_group=1), "bad_tables_per_group", "at least 2"),
     (dict(players=["a"], round=1, secret=SECRET, vs_ai=True, seats=3, human_seat="S"), "bad_human_seat", "E, N, W"),
     (dict(players=["a"], round=1), "no_secret", "give the secret"),
@@ -342,7 +342,7 @@ def test_cli_round_one_then_round_two_from_standings_and_history(tmp_path):
 
 def test_cli_vs_ai_and_three_seats(tmp_path):
     players = write(tmp_path, "players.json", {"players": [{"id": 1}, {"id": 2}, {"id": 3}]})
-    out = run("--round", "1", "--players", players, "--secret", "event", "--vs-ai", "--human-seat", "W",
+    out = run("--round", "1", "--players", players, "--secret", "text:a secret of sixteen bytes or more", "--vs-ai", "--human-seat", "W",
               "--seats", "3")
     assert out.returncode == 0, out.stderr
     d = json.loads(out.stdout)
@@ -351,10 +351,10 @@ def test_cli_vs_ai_and_three_seats(tmp_path):
 
 
 @pytest.mark.parametrize("args,files,message", [
-    (["--round", "1", "--players", "{dir}/missing.json", "--secret", "s"], {}, "missing.json: no such file"),
-    (["--round", "1", "--players", "{players}", "--secret", "s"], {"players": "[1, 2,"}, "not valid JSON"),
-    (["--round", "1", "--players", "{players}", "--secret", "s"], {"players": "{\"a\": 1}"}, "list of player ids"),
-    (["--round", "1", "--players", "{players}", "--secret", "s"], {"players": "[1, 1]"}, "listed twice"),
+    (["--round", "1", "--players", "{dir}/missing.json", "--secret", "text:a secret of sixteen bytes or more"], {}, "missing.json: no such file"),
+    (["--round", "1", "--players", "{players}", "--secret", "text:a secret of sixteen bytes or more"], {"players": "[1, 2,"}, "not valid JSON"),
+    (["--round", "1", "--players", "{players}", "--secret", "text:a secret of sixteen bytes or more"], {"players": "{\"a\": 1}"}, "list of player ids"),
+    (["--round", "1", "--players", "{players}", "--secret", "text:a secret of sixteen bytes or more"], {"players": "[1, 1]"}, "listed twice"),
     (["--round", "1", "--players", "{players}"], {"players": "[1, 2]"}, "give the secret"),
     (["--round", "1", "--players", "{players}", "--secret", ""], {"players": "[1, 2]"}, "--secret: the secret is empty"),
     (["--round", "2", "--players", "{players}"], {"players": "[1, 2]"}, "give the standings"),
@@ -362,13 +362,13 @@ def test_cli_vs_ai_and_three_seats(tmp_path):
      {"players": "[1, 2]", "standings": "[1, 1]"}, "ranked twice"),
     (["--round", "2", "--players", "{players}", "--standings", "{standings}", "--history", "{history}"],
      {"players": "[1, 2]", "standings": "[1, 2]", "history": "[[[1, 2, 1]]]"}, "seated twice"),
-    (["--round", "x", "--players", "{players}"], {"players": "[1]"}, "invalid int value: 'x'"),
-    (["--round", "1", "--players", "{players}", "--secret", "s", "--seats", "5"], {"players": "[1]"}, "4 (Big Two) or 3"),
-    (["--round", "1", "--players", "{players}", "--secret", "s", "--tables-per-group", "0"], {"players": "[1]"},
+    (["--round", "x", "--players", "{players}"], {"players": "[1]"}, "--round must be a whole number from 1 to 999, not 'x'"),
+    (["--round", "1", "--players", "{players}", "--secret", "text:a secret of sixteen bytes or more", "--seats", "5"], {"players": "[1]"}, "4 (bigtwo, guandan) or 3 (paohuzi)"),
+    (["--round", "1", "--players", "{players}", "--secret", "text:a secret of sixteen bytes or more", "--tables-per-group", "0"], {"players": "[1]"},
      "at least 2"),
-    (["--round", "1", "--players", "{players}", "--secret", "s", "--vs-ai", "--human-seat", "Q"], {"players": "[1]"},
+    (["--round", "1", "--players", "{players}", "--secret", "text:a secret of sixteen bytes or more", "--vs-ai", "--human-seat", "Q"], {"players": "[1]"},
      "must be one of E, N, W, S"),
-    (["--round", "1", "--players", "{players}", "--secret", "s", "--format", "xml"], {"players": "[1]"},
+    (["--round", "1", "--players", "{players}", "--secret", "text:a secret of sixteen bytes or more", "--format", "xml"], {"players": "[1]"},
      "invalid choice: 'xml'"),
     (["--players", "{players}"], {"players": "[1]"}, "--round"),
 ])

@@ -308,45 +308,44 @@ def test_wait_before_start_and_double_start(mosquitto):
 # ---- the embedded amqtt broker (demo default) ----------------------------------------------------
 
 def test_embedded_broker_qos1_retained_will_and_sessions():
-    from brokers import amqtt_broker
+    from brokers import amqtt_broker, login
+    from paizhuo.mqtt import wire
+
+    def topic(leaf):
+        return wire.hub_topic("demo", "T01", leaf)
 
     async def main():
-        async with amqtt_broker() as port:
+        async with amqtt_broker() as broker:
+            broker.files = broker.credentials
             inbox = Inbox()
-            venue = MqttClient("venue", "127.0.0.1", port, username="venue", clean_session=False, on_message=inbox)
-            hub = MqttClient("T01", "127.0.0.1", port, username="T01", clean_session=False, keepalive=2,
-                             will=("s/T01", b"offline", 1, True))
+            venue = login(broker, "venue", clean_session=False, on_message=inbox)
+            hub = login(broker, "T01", clean_session=False, keepalive=2, will=(topic("status"), b"offline", 1, True))
             await hub.start()
             await hub.wait_connected(10)
             # retained before anyone listens
-            await hub.published(hub.publish("s/T01", b"online", retain=True), 10)
+            await hub.published(hub.publish(topic("status"), b"online", retain=True), 10)
             await venue.start()
             await venue.wait_connected(10)
-            venue.subscribe("s/#")
-            venue.subscribe("r/#")
-            await wait_for(lambda: inbox.payloads("s/T01") == [b"online"], what="retained status")
+            # results first: once the retained status (of the later subscription) is in, both are live
+            venue.subscribe(wire.hub_filter("demo", "result"))
+            venue.subscribe(wire.hub_filter("demo", "status"))
+            await wait_for(lambda: inbox.payloads(topic("status")) == [b"online"], what="retained status")
             for i in range(20):
-                hub.publish("r/x", b"%d" % i)
-            await wait_for(lambda: len(inbox.payloads("r/x")) == 20, what="20 QoS 1 results")
-            assert sorted(inbox.payloads("r/x"), key=int) == [b"%d" % i for i in range(20)]
+                hub.publish(topic("result"), b"%d" % i)
+            await wait_for(lambda: len(inbox.payloads(topic("result"))) == 20, what="20 QoS 1 results")
+            assert sorted(inbox.payloads(topic("result")), key=int) == [b"%d" % i for i in range(20)]
             # persistent session: messages published while the venue is away wait for it
             await venue.stop()
             for i in range(3):
-                await hub.published(hub.publish("r/y", b"away%d" % i), 10)
+                await hub.published(hub.publish(topic("result"), b"away%d" % i), 10)
             inbox2 = Inbox()
-            venue2 = MqttClient("venue", "127.0.0.1", port, username="venue", clean_session=False,
-                                on_message=inbox2)
+            venue2 = login(broker, "venue", clean_session=False, on_message=inbox2)
             await venue2.start()
             try:
-                await wait_for(lambda: len(inbox2.payloads("r/y")) == 3, what="queued messages")
+                await wait_for(lambda: len(inbox2.payloads(topic("result"))) == 3, what="queued messages")
                 # abrupt loss of the hub: the broker publishes its will
                 await hub.abort()
-                await wait_for(lambda: inbox2.payloads("s/T01")[-1:] == [b"offline"], what="the will")
-                # an anonymous loopback client may connect (the demo's monitor)
-                anon = MqttClient("anon", "127.0.0.1", port)
-                await anon.start()
-                await anon.wait_connected(10)
-                await anon.stop()
+                await wait_for(lambda: inbox2.payloads(topic("status"))[-1:] == [b"offline"], what="the will")
             finally:
                 await venue2.stop()
     run(main())
@@ -360,14 +359,16 @@ def test_embedded_broker_refuses_non_loopback(host):
     assert e.value.code == "no_remote_embedded"
 
 
-def test_embedded_broker_port_in_use_is_a_clear_error():
+def test_embedded_broker_port_in_use_is_a_clear_error(tmp_path):
+    from brokers import credentials
     from paizhuo.mqtt.broker import BrokerError, EmbeddedBroker
+    folder = credentials(tmp_path / "broker")
 
     async def main():
-        first = EmbeddedBroker("127.0.0.1", 0)
+        first = EmbeddedBroker("127.0.0.1", 0, credentials=folder, event="demo")
         port = await first.start()
         try:
-            second = EmbeddedBroker("127.0.0.1", port)
+            second = EmbeddedBroker("127.0.0.1", port, credentials=folder, event="demo")
             with pytest.raises(BrokerError) as e:
                 await second.start()
             assert e.value.code == "cannot_listen" and str(port) in e.value.en
@@ -446,4 +447,43 @@ def test_start_again_after_stop(mosquitto):
             assert c.connects == 2
         finally:
             await c.stop()
+    run(main())
+
+
+def test_subscribed_waits_for_the_brokers_suback_not_just_the_connack():
+    # A broker that accepts the connection and holds the SUBACK: a message published to the
+    # topic by someone else now would not reach us, so the client must not say it would.
+    async def main():
+        got = {}
+        release = asyncio.Event()
+
+        async def broker(reader, writer):
+            head = await reader.readexactly(2)  # CONNECT: short, so one length byte
+            await reader.readexactly(head[1])
+            writer.write(b"\x20\x02\x00\x00")  # CONNACK, accepted
+            await writer.drain()
+            head = await reader.readexactly(2)
+            assert head[0] >> 4 == 8, "a SUBSCRIBE"
+            body = await reader.readexactly(head[1])
+            got["mid"] = body[:2]
+            await release.wait()
+            writer.write(b"\x90\x03" + body[:2] + b"\x01")  # SUBACK, granted QoS 1
+            await writer.drain()
+            await reader.read()  # until the client goes
+
+        server = await asyncio.start_server(broker, "127.0.0.1", 0)
+        c = MqttClient("sub-test", "127.0.0.1", server.sockets[0].getsockname()[1], keepalive=30)
+        c.subscribe("paizhuo/v1/test/x")
+        await c.start()
+        try:
+            await c.wait_connected(5)
+            await wait_for(lambda: "mid" in got, 5, "the SUBSCRIBE")
+            await asyncio.sleep(0.2)
+            assert c.connected and not c.subscribed
+            release.set()
+            await wait_for(lambda: c.subscribed, 5, "subscribed after the SUBACK")
+        finally:
+            await c.stop()
+            server.close()
+
     run(main())

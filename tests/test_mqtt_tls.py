@@ -20,7 +20,7 @@ import sys
 
 import pytest
 
-from brokers import Mosquitto, free_port, mosquitto, wait_for  # noqa: F401 (mosquitto: a fixture)
+from brokers import Mosquitto, free_port, mosquitto, reachable_by_mosquitto, wait_for  # noqa: F401 (mosquitto: a fixture)
 from paizhuo import cli
 from paizhuo.mqtt import mosquitto as mq
 from paizhuo.mqtt import wire
@@ -99,6 +99,7 @@ def test_generated_conf_has_a_tls_listener_and_check_accepts_it(tls_broker, pki,
     for line in ("certfile %s" % pki["cert"], "keyfile %s" % pki["key"], "cafile %s" % pki["ca"], "tls_version tlsv1.2"):
         assert line + "\n" in conf
     capsys.readouterr()
+    reachable_by_mosquitto(tls_broker.files)
     assert cli.main(["broker", "check", "--dir", str(tls_broker.files)]) == 0
     assert "port %d (TLS)" % tls_broker.port in capsys.readouterr().out
     assert mq.check_config(str(tls_broker.files))["tls"] is True
@@ -204,7 +205,7 @@ def test_a_real_hub_delivers_its_result_over_tls(tmp_path, tls_broker, pki):
         '[venue]\nbroker = "127.0.0.1:%d"\nevent = "%s"\npassword_file = "T07.pass"\ntls_ca = "venue-ca.pem"\n'
         'keepalive_seconds = 2\nresend_seconds = 0.5\n\n'
         '[seats]\nbots = ["E", "N", "W", "S"]\nbot_think_seconds = 0\n\n'
-        '[deals]\nsecret = "text:tls test deals"\nboards = "1"\n\n' % (tls_broker.port, EV)
+        '[deals]\nsecret = "text:tls test deals, long enough"\nboards = "1"\n\n' % (tls_broker.port, EV)
         + "".join('[players.%s]\nid = "P%d"\nname = "选手%d"\n' % (s, i, i) for i, s in enumerate("ENWS", 1)),
         encoding="utf-8")
 

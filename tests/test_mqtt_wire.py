@@ -160,6 +160,7 @@ CONTROL_OPS = [
     {"op": "ack_call", "seat": "W", "by": "referee Li"},
     {"op": "note", "seat": None, "en": "5 minutes left", "zh": "还剩 5 分钟"},
     {"op": "note", "seat": "S", "en": "x", "zh": "y"},
+    {"op": "end_board", "round": 2, "by": "referee Li", "reason": "forfeit: no show"},
 ]
 
 
@@ -175,6 +176,7 @@ def test_every_control_op(body):
     ({"op": "start", "round": 2, "round_key": "ab" * 16}, "round_key"), ({"op": "start", "round": 2, "round_key": 7}, "round_key"),
     ({"op": "ack_call", "by": "x"}, "seat"),
     ({"op": "note", "seat": "E", "en": "x"}, "zh"), ({"op": "resume"}, "by"),
+    ({"op": "end_board", "by": "x", "reason": "y"}, "round"), ({"op": "end_board", "round": 1, "by": "x"}, "reason"),
 ])
 def test_control_op_missing_its_fields(body, field):
     with pytest.raises(WireError) as e:

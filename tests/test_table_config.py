@@ -20,7 +20,7 @@ def toml(table=None, clock="", link=None, devices=None, deals=None, extra=""):
     link = link if link is not None else 'ports = ["/dev/ttyACM0", "/dev/ttyACM1"]\n'
     devices = devices if devices is not None else (
         '[devices.S-0001]\nkey = "%s"\nseat = "E"\n[devices.S-0002]\nkey = "%s"\nseat = "N"\n' % (KEY_E, KEY_N))
-    deals = deals if deals is not None else 'secret = "text:x"\nboards = [1, 2]\n'
+    deals = deals if deals is not None else 'secret = "text:a table test secret"\nboards = [1, 2]\n'
     return "[table]\n%s\n[clock]\n%s\n[link]\n%s\n%s\n[deals]\n%s\n%s" % (table, clock, link, devices, deals, extra)
 
 
@@ -49,10 +49,10 @@ def test_example_loads_with_defaults_from_the_rules():
 
 
 def test_generated_deals_are_the_venues():
-    cfg = config_.load_text(toml(deals='secret = "text:event"\nround = 2\ngroup = 3\nboards = "4-5"\n'), "t.toml")
-    want = venue_deals.deals(b"event", "bigtwo", 2, 3, [4, 5])
+    cfg = config_.load_text(toml(deals='secret = "text:event secret, long enough"\nround = 2\ngroup = 3\nboards = "4-5"\n'), "t.toml")
+    want = venue_deals.deals(b"event secret, long enough", "bigtwo", 2, 3, [4, 5])
     assert [r.hash for r in cfg.deals.records] == [r.hash for r in want]
-    key = venue_deals.round_key(b"event", 2).hex()
+    key = venue_deals.round_key(b"event secret, long enough", 2).hex()
     cfg2 = config_.load_text(toml(deals='round_key = "%s"\nround = 2\ngroup = 3\nboards = [4, 5]\n' % key), "t.toml")
     assert [r.hash for r in cfg2.deals.records] == [r.hash for r in want]
 

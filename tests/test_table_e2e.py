@@ -1,6 +1,7 @@
 """End to end: the ``paizhuo hub`` process and four seat boards running the real firmware
 under ``micropython`` (the unix port) on pty serial links.  Every move is a simulated touch
-on a seat's screen — the bots tap cards and buttons — never a call into the engine.
+on a seat's screen — the bots tap cards and buttons — never a call into the engine: a deal
+of Big Two, and a match of Guandan whose second deal opens with a tribute and a return.
 
 What a player, a referee and staff would notice: the deal is played through; the scores the
 hub logged are the engine's replay of the log; the seats' screens are the same pictures
@@ -16,6 +17,7 @@ import time
 import pytest
 from PIL import Image
 
+from paizhuo import rules
 from paizhuo.rules.bigtwo import BigTwo
 from paizhuo.sim import firmware as firmware_
 from paizhuo.sim.links import PtyLink
@@ -49,7 +51,7 @@ def replayed_scores(table):
 def test_a_deal_played_by_touch_on_four_firmware_seats(tmp_path, fw):
     shots = {}
     players = {"E": ("P001", "张伟"), "N": ("P002", "王芳"), "W": ("P003", "李娜"), "S": ("P004", "刘洋")}
-    with SimTable(tmp_path / "t", boards="1", secret="e2e one", firmware=fw, players=players) as table:
+    with SimTable(tmp_path / "t", boards="1", secret="e2e one, a long enough secret", firmware=fw, players=players) as table:
         table.start()
 
         def moment(name, seats):
@@ -106,7 +108,7 @@ def test_the_same_deal_played_the_same_way_gives_the_same_screens(tmp_path, fw):
     runs = []
     for run in range(2):
         hashes = {}
-        with SimTable(tmp_path / ("run%d" % run), boards="1", secret="e2e same", firmware=fw) as table:
+        with SimTable(tmp_path / ("run%d" % run), boards="1", secret="e2e same, a long enough secret", firmware=fw) as table:
             table.start()
 
             def moment(name, seats, table=table, hashes=hashes):
@@ -121,7 +123,7 @@ def test_the_same_deal_played_the_same_way_gives_the_same_screens(tmp_path, fw):
 
 
 def test_hub_killed_mid_deal_comes_back_and_the_firmware_seats_carry_on(tmp_path, fw):
-    with SimTable(tmp_path / "t", boards="1", secret="e2e crash", firmware=fw) as table:
+    with SimTable(tmp_path / "t", boards="1", secret="e2e crash, a long enough secret", firmware=fw) as table:
         table.start()
         table.play(seed=5, until_actions=20)
         before = actions(table)
@@ -144,7 +146,7 @@ def test_hub_killed_mid_deal_comes_back_and_the_firmware_seats_carry_on(tmp_path
 
 
 def test_a_pulled_cable_is_plugged_back_and_play_goes_on(tmp_path, fw):
-    with SimTable(tmp_path / "t", boards="1", secret="e2e cable", firmware=fw,
+    with SimTable(tmp_path / "t", boards="1", secret="e2e cable, a long enough secret", firmware=fw,
                   clock={"offline_seconds": 2}) as table:
         table.start()
         table.play(seed=3, until_actions=12)
@@ -167,7 +169,7 @@ def test_a_pulled_cable_is_plugged_back_and_play_goes_on(tmp_path, fw):
 
 
 def test_a_seat_board_that_dies_is_played_by_the_bot(tmp_path, fw):
-    with SimTable(tmp_path / "t", boards="1", secret="e2e dead", firmware=fw,
+    with SimTable(tmp_path / "t", boards="1", secret="e2e dead, a long enough secret", firmware=fw,
                   clock={"offline_seconds": 1, "grace_seconds": 1}) as table:
         table.start()
         table.play(seed=9, until_actions=8)
@@ -181,3 +183,90 @@ def test_a_seat_board_that_dies_is_played_by_the_bot(tmp_path, fw):
     assert all(a["by"] == "seat" for a in later if a["action"]["seat"] != "S")
     assert history.played[0].result["result"]["auto_moves"]["S"] == len(south)
     assert history.played[0].result["result"]["scores"] == replayed_scores(table)
+
+
+# ---- a Guandan match by touch ------------------------------------------------------------------
+# Two deals (``max_deals = 2``), so the second opens with a tribute and a return: given on the
+# seats (the card, then 进贡/还牌), like every other decision of the match.
+
+GUANDAN = rules.game("guandan")
+# Found by search (the bots are seeded, so the same deals give the same match): deal 1 ends with
+# N and S last, so deal 2 has a double tribute (N and S pay, E and W return), not a 抗贡.
+GD_SECRET = "gd e2e 11, a long enough secret"
+GD_MARGIN = 8 * 1024  # the firmware's heap margin, for every game (tests/test_firmware_guandan.py)
+
+
+def replayed_match(entries, max_deals):
+    """The match the engine makes of the log alone: each deal's cards from its start entry, its
+    setup (levels, tribute) from the match, then every logged action of that deal."""
+    board = GUANDAN.new_board(GUANDAN.engine.Rules(max_deals=max_deals))
+    state = None
+    for e in entries:
+        if e.kind == "deal_start":
+            state = board.start(GUANDAN.engine.Deal.from_dict(e.body["engine"]["deal"]))
+        elif e.kind == "action":
+            state.apply(GUANDAN.engine.Action.from_dict(e.body["action"]))
+        elif e.kind == "deal_end":
+            board.finish(state)
+    return board
+
+
+def test_a_guandan_match_with_a_tribute_is_played_by_touch_on_four_firmware_seats(tmp_path, fw):
+    with SimTable(tmp_path / "t", boards="1", secret=GD_SECRET, firmware=fw, game="guandan",
+                  rules={"max_deals": 2}, clock={"next_deal_seconds": 0.3}) as table:
+        table.start()
+        history = table.play(seed=1, timeout=120)
+        (result,) = [e.body for e in table.entries() if e.kind == "result"]
+        res = result["result"]
+        # Every seat ends the match on its result: 比赛结束 and the winning side (the hub's
+        # result message follows the last deal's events, and next_deal_seconds later the hub
+        # puts the seats on its waiting screen: the result screen they showed is what counts).
+        over = "比赛结束" + ("  %s胜" % {"EW": "东西", "NS": "南北"}[res["winner"]] if res["winner"] else "")
+        finals = {s: sp.wait_for(lambda o: next((u for u in reversed(o.screens)
+                                                 if u["screen"] == "result" and over in u["text"]), None),
+                                 10, "the match's result on the screen") for s, sp in table.seats.items()}
+        # Then the table has played its boards: each seat says so, not "the deal starts soon".
+        for sp in table.seats.values():
+            sp.wait_screen("waiting", timeout=10, where=lambda u: "本轮在本桌已全部打完" in u["text"])
+        lines = {s: list(sp.lines) for s, sp in table.seats.items()}
+        mem = {s: sp.mem for s, sp in table.seats.items()}
+    entries = table.entries()
+    actions = [e.body for e in entries if e.kind == "action"]
+    # Every decision of the match came from a touch on a seat: none by the clock or 托管.
+    assert actions and all(a["by"] == "seat" and not a["action"].get("auto") for a in actions), [
+        a for a in actions if a["by"] != "seat" or a["action"].get("auto")]
+    starts = [e.body for e in entries if e.kind == "deal_start"]
+    ends = [e.body for e in entries if e.kind == "deal_end"]
+    assert [b["n"] for b in starts] == [1, 2] and [b["n"] for b in ends] == [1, 2]
+    # Deal 2 opened with a real tribute (not 抗贡), given and returned on the seats.
+    second = ends[1]["result"]
+    assert second["anti_tribute"] is False and second["tributes"], second
+    gives = [a for a in actions if a["action"]["type"] in ("tribute", "return")]
+    payers = {t["from"] for t in second["tributes"]}
+    receivers = {t["to"] for t in second["tributes"]}
+    assert sorted((a["action"]["type"], a["action"]["seat"]) for a in gives) == sorted(
+        [("tribute", s) for s in payers] + [("return", s) for s in receivers])
+    for t in second["tributes"]:
+        for kind, seat, card in (("tribute", t["from"], t["card"]), ("return", t["to"], t["returned"])):
+            assert {"type": kind, "seat": seat, "cards": [card]}.items() <= next(
+                a["action"] for a in gives if a["action"]["seat"] == seat).items()
+            # on the seat: the card tapped, then 进贡/还牌 (btn:give) sent the intent
+            seat_lines = lines[seat]
+            i = next(i for i, x in enumerate(seat_lines) if x.startswith("intent ") and x.endswith(" " + kind))
+            assert next(x for x in seat_lines[i:] if x.startswith("tap ")).endswith(" btn:give")
+            assert any(x.endswith(" card:" + card) for x in seat_lines[:i] if x.startswith("tap "))
+    # The match result the hub logged is the engine's replay of the logged deals and actions.
+    board = replayed_match(entries, 2)
+    assert board.over and board.result() == res == history.played[0].result["result"]
+    assert res["deals"] == 2 and [e["result"]["places"] for e in ends] == [r["places"] for r in board.results]
+    # ... and the seats show it: the last deal's places and both sides' final levels.
+    levels = "东西 %s · 南北 %s" % (res["levels"]["EW"], res["levels"]["NS"])
+    names = {"E": "东家", "N": "北家", "W": "西家", "S": "南家"}
+    for seat, ui in finals.items():
+        shown = ui["text"]
+        assert any(x.startswith("本副结果") for x in shown) and levels in shown, (seat, shown)
+        for place, s in zip(("上游", "二游", "三游", "下游"), second["places"]):
+            assert any(x.startswith("%s  %s" % (place, names[s])) for x in shown), (seat, place, shown)
+    # The boards played the match inside their data heap, with the margin kept (measured: 9.1-9.5 KB).
+    for seat, m in mem.items():
+        assert m is not None and m[1] >= GD_MARGIN, (seat, m)

@@ -21,7 +21,7 @@ from paizhuo.table.runtime import Table, TableError
 from paizhuo.venue import deals as deals_
 
 from table_seat import (DEAL, DEVICES, KEYS, PLAYERS, PLAYERS_2, SECRET, SPARE, SPARE_KEY, Rig, TestSeat,
-                        card_strings, check_in_all, log_entries, play_deal, play_until, round_key, round_spec)
+                        card_strings, check_in_all, in_round_one, log_entries, play_deal, play_until, round_key, round_spec)
 
 
 def run(coro, timeout=120):
@@ -362,13 +362,7 @@ def test_a_referee_replaces_a_failed_board_with_a_spare_and_it_survives_a_restar
     async def main():
         rig = Rig(str(tmp_path), venue=True, spares=(SPARE, "S-0098"), clock=FAST)
         try:
-            await rig.start_seats()
-            table = await rig.start_hub()
-            table.load_round(round_spec(1, boards=[1]))
-            table.start_round(1, round_key(1))
-            await check_in_all(rig)
-            await rig.all_online(screen="deal")
-            await play_until(rig, 6)
+            table = await in_round_one(rig, 6)
             old_e = rig.seats["E"]
             # The spare plugged in before the referee acts: told it is a spare, nothing else.
             await old_e.stop()
@@ -520,10 +514,11 @@ def test_every_snapshot_is_public_and_passes_the_wire_check(tmp_path):
             await rig.all_online(screen="deal")
             bots = {s: ShowingBot(i, s == "W") for i, s in enumerate("ENWS")}  # W shows its hand (明牌)
             await play_deal(rig, bots=bots)
-            await wait_until(lambda: table.screen == "deal" and table.deal_index == 1, "deal 2")
+            await wait_until(lambda: table.screen == "deal" and table.deal_index == 1, "deal 2", 30)
             table.pause(by="referee Li", reason="check")
             paused = table.snapshot()
             table.resume(by="referee Li")
+            await rig.all_online(screen="deal")   # the seats too, or play_deal sees deal 1's result and returns
             await play_deal(rig, bots=bots)
             hands = {}
             for e in log_entries(rig.config.log):
@@ -727,7 +722,7 @@ def test_a_hub_restarted_after_the_start_mid_deal_and_after_the_round_resumes(tm
             await play_deal(rig)
             for seat in rig.seats.values():
                 seat.screen = None
-            await wait_until(lambda: table.screen == "deal" and table.deal_index == 1, "deal 2")
+            await wait_until(lambda: table.screen == "deal" and table.deal_index == 1, "deal 2", 30)
             await play_deal(rig)
             await wait_until(lambda: table.screen == "waiting", "the round done")
             await rig.stop_hub()
@@ -850,7 +845,10 @@ SPEC_FIELDS = ["v", "id", "round", "group", "game", "table", "boards", "deal_has
 def test_any_mangled_round_spec_is_accepted_whole_or_refused_with_nothing_changed(tmp_path):
     """A spec with any one field replaced (or dropped, or a player's field mangled) either
     loads as a whole or raises TableError; a refusal writes nothing and loads nothing."""
-    cfg = Rig(str(tmp_path), venue=True, seats=()).config
+    rig = Rig(str(tmp_path), venue=True, seats=())
+    cfg = rig.config
+    for pty in rig.links.values():   # only the configuration is needed: no socat left behind
+        pty.close()
     table = Table(cfg, transports=[])
     loaded = []
 
@@ -887,3 +885,31 @@ def test_any_mangled_round_spec_is_accepted_whole_or_refused_with_nothing_change
     finally:
         table.log.close()
     assert loaded  # some mangled specs are still valid (e.g. an unknown extra value in moves)
+
+
+def test_a_stop_asked_for_from_inside_the_tables_own_step_stops_the_hub(tmp_path):
+    """The scheduler ends on the stop's cancel even when that cancel meets a wake-up (Python
+    3.11's wait_for swallowed it there, and the hub never stopped)."""
+    async def main():
+        rig = Rig(str(tmp_path), venue=True, bots=("E", "N", "W", "S"), bot_think_seconds=0.001, clock=FAST)
+        stop = asyncio.Event()
+
+        def on_entry(entry):
+            if entry.kind == "result":
+                stop.set()
+                rig.table._wake.set()    # what any further step does: the cancel meets a set wake-up
+        rig.table = table = Table(rig.config, on_entry=on_entry)
+        task = asyncio.create_task(table.run(stop))
+        await table.started.wait()
+        table.load_round(round_spec(1, boards=[1, 2]))
+        table.start_round(1, round_key(1))
+        try:
+            await asyncio.wait_for(asyncio.shield(task), 30)
+        finally:
+            stop.set()
+            if not task.done():
+                task.cancel()
+        return rig
+
+    rig = run(main())
+    assert kinds(rig.config.log).count("result") >= 1

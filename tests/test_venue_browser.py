@@ -106,17 +106,22 @@ def test_referee_console_and_public_standings_in_chromium(mosquitto, tmp_path):
                 hub.begin_deal()
                 hub.step(5)                                # four doubling decisions, then the first play
                 row = '#tables tbody tr[data-table="1"]'
+                # the seat to act and its player, never the hub's turn counter
+                turn_js = "([sel, want]) => document.querySelector(sel + ' td.turn').textContent.trim() === want"
+                seat_zh = {"E": "东", "N": "北", "W": "西", "S": "南"}
+
+                def to_act_text(snap):
+                    s = snap["to_act"][0]
+                    return "%s %s · %s" % (seat_zh[s], s, snap["seats"][s]["player"]["name"])
                 snap = hub.snapshot()
-                await until(con, "([sel, t]) => document.querySelector(sel + ' td.turn').textContent.includes('#' + t)",
-                            [row, snap["turn"]], what="turn %d on the console" % snap["turn"])
+                await until(con, turn_js, [row, to_act_text(snap)], what="the seat to act on the console")
                 first = await text_of(con, row + " td.turn")
-                assert snap["to_act"][0] in first
+                assert "#" not in first
                 hub.step(1)
                 snap = hub.snapshot()
-                await until(con, "([sel, t]) => document.querySelector(sel + ' td.turn').textContent.includes('#' + t)",
-                            [row, snap["turn"]], what="turn %d on the console" % snap["turn"])
+                await until(con, turn_js, [row, to_act_text(snap)], what="the next seat to act on the console")
                 second = await text_of(con, row + " td.turn")
-                assert second != first and snap["to_act"][0] in second
+                assert second != first and "#" not in second
                 clock = await text_of(con, row + " td.clock")
                 assert clock.count(":") == 1               # counting down from the snapshot's 0:30
 
@@ -181,15 +186,24 @@ def test_referee_console_and_public_standings_in_chromium(mosquitto, tmp_path):
                             want, what="the venue's ranking on the public page")
                 assert await public.locator("#empty").is_hidden()
 
-                # -- an adjustment with a reason: recorded in the audit log, the ranking follows
+                # -- an adjustment with a reason, picked by round and table: one seat alone would
+                #    unbalance the deal (refused until the referee says why); the audit log has it
                 last = want[-1]
-                rid = [r for r in w.venue.results() if r["player"] == last][0]["result_id"]
-                await con.fill("#adjust-form input[name=result_id]", rid)
-                await con.select_option("#adjust-form select[name=field]", "score")
-                await con.fill("#adjust-form input[name=value]", "500")
-                await con.fill("#adjust-form input[name=reason]", "记分表经四方签字更正")
-                await con.click("#adjust-form button[type=submit]")
-                await until(con, "() => [...document.querySelectorAll('#audit tbody tr')].some(r => r.dataset.action === 'adjust_requested' && r.textContent.includes('记分表经四方签字更正') && r.textContent.includes('裁判 李'))",
+                res = [r for r in w.venue.results() if r["player"] == last][0]
+                await con.select_option("#pick-form select[name=round]", "1")
+                await con.select_option("#pick-form select[name=table]", str(res["table"]))
+                form = '#results form.deal-form[data-board="1"]'
+                await until(con, "sel => document.querySelector(sel) !== null", form, what="the deal's results")
+                await con.fill(form + " input[name=score-%s]" % res["seat"], "500")
+                await con.fill(form + " input[name=reason]", "记分表经四方签字更正")
+                assert await con.locator(form + " label.unbalanced").is_visible()
+                await con.click(form + " button[type=submit]")
+                await until(con, "() => document.querySelector('#msg.err') && document.querySelector('#msg').textContent.includes('合计')",
+                            what="the unbalanced deal refused")
+                await con.fill(form + " input[name=unbalanced]", "罚分：其他座位不变")
+                await until(con, "() => document.querySelector('#msg').hidden", what="the error gone once its form is edited")
+                await con.click(form + " button[type=submit]")
+                await until(con, "() => [...document.querySelectorAll('#audit tbody tr')].some(r => r.dataset.action === 'adjust_deal_requested' && r.textContent.includes('记分表经四方签字更正') && r.textContent.includes('裁判 李'))",
                             what="the adjustment in the audit log")
                 await wait_for(lambda: w.venue.standings()["players"][0]["player"] == last, what="the adjusted player first")
                 want = [p["player"] for p in w.venue.standings()["players"]]

@@ -31,7 +31,7 @@ def finished_event(foreign=None):
         venue = Venue(config(rounds=2, boards=2), Store(":memory:"), Link(), standings_delay=0)
         stop, task = await running(venue)
         hubs = [SimHub("T01", "1"), SimHub("T02", "2")]
-        finish_round(venue, hubs, 1, skip={("T02", 2)} if foreign else ())
+        await finish_round(venue, hubs, 1, skip={("T02", 2)} if foreign else ())
         if foreign:
             send(venue, hubs[1], "result", hubs[1].result(venue.spec_of("T02"), 2, deal_hash=foreign))
             await venue.start_round(2, "referee Li")  # go on with the held result

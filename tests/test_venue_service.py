@@ -171,11 +171,14 @@ def send(venue, hub, leaf, msg):
     venue.handle(hub.topic(leaf), wire.dumps(msg) if isinstance(msg, dict) else msg)
 
 
-async def running(venue, link=None):
-    """Start venue.run in the background; returns (stop event, task)."""
+async def running(venue, link=None, start=True):
+    """Start venue.run in the background; returns (stop event, task).  ``start``: a referee
+    starts the current round (the venue counts no result of a round that has not started)."""
     stop = asyncio.Event()
     task = asyncio.ensure_future(venue.run(stop))
     await wait_for(lambda: venue.link.on_message is not None and venue._tasks, 5, "venue running")
+    if start and not venue.rounds()[venue.round - 1]["started"]:
+        await venue.start_round(venue.round, "test referee")
     return stop, task
 
 
@@ -192,13 +195,18 @@ def test_docstring_examples():
     assert failed == 0 and attempted >= 4
 
 
+def schema(db, version):
+    """Apply one version's DDL as the store's migration does, and record it."""
+    for stmt in store_mod._MIGRATIONS[version].split(";"):
+        if stmt.strip():
+            db.execute(stmt)
+    db.execute("INSERT INTO schema_version VALUES (?, 'then')", (version,))
+
+
 def v1_file(path):
     """A store file as schema version 1 wrote it, with an event, a board and a result."""
     db = sqlite3.connect(path)
-    for stmt in store_mod._SCHEMA_V1.split(";"):
-        if stmt.strip():
-            db.execute(stmt)
-    db.execute("INSERT INTO schema_version VALUES (1, 'then')")
+    schema(db, 1)
     db.execute("INSERT INTO events VALUES ('cup', 'Cup', 'bigtwo', NULL, 'then')")
     db.execute("INSERT INTO rounds VALUES ('cup', 1, 'open', 'then', NULL)")
     db.execute("INSERT INTO boards VALUES ('cup', 1, '', 1, 'aa', 'then')")
@@ -209,21 +217,23 @@ def v1_file(path):
     db.close()
 
 
-def test_schema_1_is_migrated_to_2_keeping_everything(tmp_path):
+def test_schema_1_is_migrated_to_the_current_version_keeping_everything(tmp_path):
     path = str(tmp_path / "old.sqlite")
     v1_file(path)
     s = Store(path)
-    assert SCHEMA_VERSION == 2 and s.schema_version() == 2
+    assert SCHEMA_VERSION == 3 and s.schema_version() == 3
     assert s.results("cup") == [{"player": "p", "board": 1, "seat": "E", "table": 1, "score": 5, "think_ms": 10,
                                  "group": None, "round": 1}]
     assert s.rounds("cup")[0]["started_at"] is None and s.add_result(json.loads(s._db.execute(
         "SELECT raw FROM results").fetchone()[0])) == "duplicate"
     assert s.start_round("cup", 1, "Li") == "started" and s.start_round("cup", 1, "Li") == "duplicate"
     assert s.rounds("cup")[0]["started_by"] == "Li"
-    for table in ("hub_cursors", "inbox", "alerts", "refusals", "hub_status", "plays", "round_specs", "controls"):
+    for table in ("hub_cursors", "inbox", "alerts", "refusals", "hub_status", "plays", "round_specs", "controls",
+                  "hub_anchors"):
         assert s._db.execute("SELECT count(*) FROM %s" % table).fetchone()[0] == 0
+    assert s.result("x")["held_reason"] is None
     s.close()
-    assert Store(path).schema_version() == 2  # opening again migrates nothing
+    assert Store(path).schema_version() == 3  # opening again migrates nothing
 
 
 def test_a_failed_migration_changes_nothing(tmp_path):
@@ -388,7 +398,7 @@ def test_a_vs_ai_event_seats_every_player_alone_and_ranks_only_them():
             assert not spec["players"]["W"]["bot"] and spec["players"]["W"]["id"].startswith("P")
             assert [spec["players"][s]["id"] for s in "ENS"] == ["bot:%s:%s" % (h.table, s) for s in "ENS"]
             assert all(spec["players"][s]["bot"] and spec["players"][s]["name"] == service_mod.BOT_NAME for s in "ENS")
-        finish_round(venue, hubs, 1)
+        await finish_round(venue, hubs, 1)
         await asyncio.wait_for(venue.finished.wait(), 10)
         st = venue.standings()
         assert sorted(p["player"] for p in st["players"]) == ["P01", "P02", "P03"] and st["results"] == 3
@@ -403,7 +413,10 @@ def test_a_vs_ai_event_seats_every_player_alone_and_ranks_only_them():
     asyncio.run(main())
 
 
-def finish_round(venue, hubs, rnd, skip=()):
+async def finish_round(venue, hubs, rnd, skip=()):
+    """Every table reports every board of round ``rnd`` (started first, as a referee would)."""
+    if not venue.rounds()[rnd - 1]["started"]:
+        await venue.start_round(rnd, "test referee")
     for hub in hubs:
         spec = venue.spec_of(hub.hub, rnd)
         for b in spec["boards"]:
@@ -423,7 +436,7 @@ def test_a_whole_event_two_rounds_standings_records_moves_finished():
         keys = {deals.round_key(cfg.secret, r).hex() for r in (1, 2)}
         q = venue.subscribe()
         r1 = {h.hub: venue.spec_of(h.hub) for h in hubs}
-        finish_round(venue, hubs, 1)
+        await finish_round(venue, hubs, 1)
         await wait_for(lambda: venue.round == 2, 10, "round 2 seated")
         # every result acknowledged at once, by cursor
         assert [m["upto"] for m in link.to("ack", "T01")] == [1, 2] and link.to("ack", "T02")[-1]["upto"] == 2
@@ -452,7 +465,7 @@ def test_a_whole_event_two_rounds_standings_records_moves_finished():
         with pytest.raises(VenueError) as e:
             venue.records(2)
         assert e.value.code == "not_finished"
-        finish_round(venue, hubs, 2)
+        await finish_round(venue, hubs, 2)
         await wait_for(venue.finished.is_set, 10, "finished")
         final = venue.standings()
         assert final["complete"] and final["results"] == 28 and link.to("standings")[-1]["complete"]
@@ -463,13 +476,15 @@ def test_a_whole_event_two_rounds_standings_records_moves_finished():
         assert {"table", "standings", "round"} <= kinds
         wire_st = link.to("standings")[-1]
         wire.check_standings(wire_st)
-        # No start was sent in this event, so nothing the venue published holds a round key —
-        # the retained round specs (what any subscriber of venue/round/<hub> gets) least of all —
-        # except the hand records of a finished round, which publish that round's key.
+        # Nothing the venue published holds a round key — the retained round specs (what any
+        # subscriber of venue/round/<hub> gets) least of all — except each round's start (to
+        # the hubs' own control topics) and the hand records of a finished round.
         published = [(t, json.dumps(m)) for t, m, _ in link.sent]
         assert any("/venue/round/" in t for t, _ in published)
-        assert not [t for t, text in published
-                    if "/venue/records/" not in t and ("round_key" in text or any(k in text for k in keys))]
+        assert not [t for t, text in published if "/venue/records/" not in t and "/venue/control/" not in t
+                    and ("round_key" in text or any(k in text for k in keys))]
+        starts = [m for t, m, _ in link.sent if "/venue/control/" in t]
+        assert {(m["op"], m["round_key"]) for m in starts} == {("start", deals.round_key(cfg.secret, r).hex()) for r in (1, 2)}
         for t, text in published:
             if "/venue/records/" in t:
                 rnd = int(t.rsplit("/", 1)[1])
@@ -511,7 +526,7 @@ def test_a_foreign_deal_hash_is_held_alerted_and_waits_for_a_referee():
         stop, task = await running(venue)
         hubs = [SimHub("T01", "1"), SimHub("T02", "2")]
         spec = venue.spec_of("T02")
-        finish_round(venue, hubs, 1, skip={("T02", 2)})
+        await finish_round(venue, hubs, 1, skip={("T02", 2)})
         foreign = hubs[1].result(spec, 2, deal_hash="ee" * 32)
         send(venue, hubs[1], "result", foreign)
         held = [r for r in venue.results() if r["status"] == "held"]
@@ -541,7 +556,7 @@ def test_starting_the_next_round_over_held_results():
         venue = Venue(config(), Store(":memory:"), Link(), standings_delay=0)
         stop, task = await running(venue)
         hubs = [SimHub("T01", "1"), SimHub("T02", "2")]
-        finish_round(venue, hubs, 1, skip={("T01", 1)})
+        await finish_round(venue, hubs, 1, skip={("T01", 1)})
         with pytest.raises(VenueError) as e:
             await venue.start_round(2, "Li")
         assert e.value.code == "not_ready" and "3 of 4 deals" in e.value.en
@@ -552,17 +567,17 @@ def test_starting_the_next_round_over_held_results():
         got = await venue.start_round(2, "referee Wang")
         assert got["round"] == 2 and not got["already"] and set(got["hubs"]) == {"T01", "T02"}
         assert venue.round == 2 and venue.rounds()[0]["closed"]
-        starts = [m for m in venue.link.to("control") if m["op"] == "start"]
-        assert {m["round"] for m in starts} == {2} and len(starts) == 2
+        starts = [m for m in venue.link.to("control") if m["op"] == "start" and m["round"] == 2]
+        assert len(starts) == 2
         # The start is where round 2's key leaves the venue; the stored op does not keep it.
         key2 = deals.round_key(venue.config.secret, 2).hex()
         assert all(m["round_key"] == key2 and wire.check_control(m) for m in starts)
-        stored = [c for c in venue.store.controls("cup") if c["op"] == "start"]
+        stored = [c for c in venue.store.controls("cup") if c["op"] == "start" and c["body"]["round"] == 2]
         assert sorted(c["id"] for c in stored) == sorted(m["id"] for m in starts)
         assert all(c["body"] == {"v": 1, "id": c["id"], "op": "start", "round": 2} for c in stored)
         again = await venue.start_round(2, "referee Wang")
-        assert again["already"] and len([m for m in venue.link.to("control") if m["op"] == "start"]) == 4
-        assert [m["id"] for m in venue.link.to("control")][2:] == [m["id"] for m in venue.link.to("control")][:2]
+        sent2 = [m["id"] for m in venue.link.to("control") if m["op"] == "start" and m["round"] == 2]
+        assert again["already"] and len(sent2) == 4 and sent2[2:] == sent2[:2]
         for bad, code in ((1, "round_over"), (3, "unknown_round"), ("2", "unknown_round")):
             with pytest.raises(VenueError) as e:
                 await venue.start_round(bad, "referee Wang")
@@ -629,7 +644,7 @@ def bad_messages(spec):
         ("alert of an unknown kind", h.topic("alert"), alert(6, "fire"), "bad_kind", 6),
         ("result without epoch", h.topic("result"), wire.dumps({k: v for k, v in base.items() if k != "epoch"}),
          "missing_field", None),
-        ("oversized", h.topic("result"), b'{"v":1,"x":"' + b"x" * (wire.MAX_PAYLOAD + 10) + b'"}', "too_big", None),
+        ("oversized", h.topic("result"), b'{"v":1,"x":"' + b"x" * (wire.MAX_RESULT_PAYLOAD + 10) + b'"}', "too_big", None),
         ("reply to nothing", h.topic("reply"), wire.dumps({"v": 1, "id": "c0ffee", "ok": True}), "unknown_control", None),
     ]
 
@@ -716,7 +731,7 @@ def test_status_live_glance_and_table_detail():
 def test_referee_actions_go_to_the_hub_audit_first_and_match_replies():
     async def main():
         venue = Venue(config(), Store(":memory:"), Link(), reply_timeout=5)
-        stop, task = await running(venue)
+        stop, task = await running(venue, start=False)
         hub = SimHub("T01", "1")
         # offline (never heard of): refused at once, audited
         with pytest.raises(VenueError) as e:
@@ -782,6 +797,7 @@ def test_acknowledging_a_call_tells_the_hub_and_adjust_changes_the_standings():
     async def main():
         venue = Venue(config(), Store(":memory:"), Link(), reply_timeout=5, standings_delay=0)
         stop, task = await running(venue)
+        venue.link.sent.clear()  # the round's start
         hub = SimHub("T01", "1")
         spec = venue.spec_of("T01")
         send(venue, hub, "status", hub.status(True))
@@ -810,7 +826,8 @@ def test_acknowledging_a_call_tells_the_hub_and_adjust_changes_the_standings():
         await wait_for(lambda: venue.standings()["results"] >= 3, 5, "standings")
         rid = [r for r in venue.results() if r["seat"] == "N"][0]["result_id"]
         old = [r for r in venue.results() if r["result_id"] == rid][0]["score"]
-        got = await venue.adjust(rid, "score", old + 40, "referee Li", "score slip signed by all four")
+        got = await venue.adjust(rid, "score", old + 40, "referee Li", "score slip signed by all four",
+                                 unbalanced="a penalty: the other seats keep theirs")
         assert got["ok"] and got["adjustment"] >= 1
         await wait_for(lambda: any(p["boards"]["r1b1"]["score"] == old + 40 for p in venue.standings()["players"]
                                    if p["player"] == spec["players"]["N"]["id"]), 5, "adjusted standings")
@@ -836,7 +853,7 @@ def test_auto_start_when_every_hub_has_loaded_the_round_and_start_resent(monkeyp
     async def main():
         monkeypatch.setattr(service_mod, "START_RESEND", 0.0)
         venue = Venue(config(auto_start=True), Store(":memory:"), Link())
-        stop, task = await running(venue)
+        stop, task = await running(venue, start=False)
         hubs = [SimHub("T01", "1"), SimHub("T02", "2")]
         send(venue, hubs[0], "live", hubs[0].live(venue.spec_of("T01"), started=False, screen="checkin"))
         await asyncio.sleep(0.05)
@@ -867,7 +884,7 @@ def test_a_restarted_venue_sends_the_start_again_with_the_key(tmp_path, monkeypa
 
     async def first():
         venue = Venue(config(), Store(path), Link())
-        stop, task = await running(venue)
+        stop, task = await running(venue, start=False)
         await venue.start_round(1, "referee Li")
         sent = venue.link.to("control", "T01")
         stop.set()
@@ -877,7 +894,7 @@ def test_a_restarted_venue_sends_the_start_again_with_the_key(tmp_path, monkeypa
 
     async def second():
         venue = Venue(config(), Store(path), Link())
-        stop, task = await running(venue)
+        stop, task = await running(venue, start=False)
         assert venue.link.to("control") == []  # nothing is sent unasked
         send(venue, hub, "live", hub.live(venue.spec_of("T01"), started=False, screen="checkin"))
         sent = venue.link.to("control", "T01")
@@ -903,7 +920,7 @@ def test_restart_restores_everything_and_acknowledges_again(tmp_path):
     async def first():
         venue = Venue(config(bots=()), Store(path), Link(), standings_delay=0)
         stop, task = await running(venue)
-        finish_round(venue, hubs, 1, skip={("T02", 2)})
+        await finish_round(venue, hubs, 1, skip={("T02", 2)})
         await wait_for(lambda: venue.standings()["results"] == 12, 5, "standings")
         specs = {h.hub: venue.spec_of(h.hub) for h in hubs}
         stop.set()
@@ -962,6 +979,7 @@ def standings_after(order):
     async def main():
         venue = Venue(config(players=12, tables=3, rounds=1, boards=2, bots=()), Store(":memory:"), Link())
         venue.restore()
+        await venue.start_round(1, "test referee")
         for topic, payload in order:
             venue.handle(topic, payload)
         await asyncio.wait_for(venue.finished.wait(), 10)   # every board is in, whatever the order: the round closes

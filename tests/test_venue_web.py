@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from brokers import mosquitto, wait_for  # noqa: F401  (pytest fixture)
+from paizhuo import rules
 from paizhuo.venue import deals, web
 from paizhuo.venue.store import hash_secret
 from paizhuo.venue.web import STATIC
@@ -312,6 +313,8 @@ def test_referee_pages_need_a_session_that_expires(mosquitto, tmp_path):
             s = await (await w.client.get("/referee/session.json")).json()
             assert s["who"] == "李" and s["csrf"] == csrf and s["event"] == "网页测试赛 Web test cup"
             assert set(s["actions"]) == set(web.ACTIONS)
+            assert set(s["games"]) == set(rules.DEALING)  # the console's game titles come from the registry
+            assert s["games"][rules.DEFAULT_GAME] == "%s %s" % rules.title(rules.DEFAULT_GAME)[::-1]
             for path in ("/referee", "/referee/table/1"):
                 r = await w.client.get(path, allow_redirects=False)
                 assert r.status == 200 and "/static/console.js" in await r.text()
@@ -459,9 +462,12 @@ def test_pause_resume_and_replace_reach_the_hub(mosquitto, tmp_path):
             csrf = await w.login("裁判 王")
             hub = w.sims["1"]
             post = lambda a, b: w.client.post("/referee/api/" + a, json=b, headers={"X-CSRF": csrf})  # noqa: E731
+            sent = len(hub.controls)
             r = await post("pause", {"table": "1", "reason": "no deal yet"})
             body = await r.json()
-            assert r.status == 409 and body["code"] == "no_deal" and body["zh"] == "当前没有进行中的牌局，无需暂停"
+            # Not the hub's bare refusal: what the table is doing, and when a pause will work.
+            assert r.status == 409 and body["code"] == "no_deal" and len(hub.controls) == sent
+            assert "等待下一副开始" in body["zh"] and "next deal" in body["en"] and "第 1 桌" in body["zh"]
             hub.begin_deal()
             hub.step(2)
             r = await post("pause", {"table": "1", "reason": "东家手机响了"})
@@ -529,6 +535,11 @@ def test_adjust_release_and_start_round_are_recorded_with_who_and_why(mosquitto,
             last = w.venue.standings()["players"][-1]["player"]
             rid = [r for r in w.venue.results() if r["player"] == last][0]["result_id"]
             r = await post("adjust", {"result_id": rid, "field": "score", "value": 500, "reason": "记分表经四方签字更正"})
+            body = await r.json()   # one seat alone would unbalance the deal: refused, nothing changed
+            assert r.status == 409 and body["code"] == "not_balanced" and "合计" in body["zh"]
+            assert not w.store.adjustments(event=w.venue.event_id)
+            r = await post("adjust", {"result_id": rid, "field": "score", "value": 500, "reason": "记分表经四方签字更正",
+                                      "unbalanced": "罚分：其他座位不变"})
             assert r.status == 200 and (await r.json())["reply"]["adjustment"]
             await wait_for(lambda: w.venue.standings()["players"][0]["player"] == last, what="the adjusted player on top")
             audit = (await (await w.client.get("/referee/audit.json")).json())["audit"]

@@ -98,6 +98,7 @@ class SimHub:
         self.sent_at = {}                  # turn → wall ms (float) just before its snapshot was published
         self.alert_at = {}                 # outbox n → wall ms (float) just before an alert was published
         self.offline_seats = set()
+        self.unchecked = set()             # seats whose player has not typed the check-in number
 
     # ---- connection --------------------------------------------------------------------------
     async def start(self):
@@ -278,7 +279,7 @@ class SimHub:
         seats = {}
         for s in SEATS:
             p = spec["players"][s] if spec else None
-            seats[s] = {"online": s not in self.offline_seats, "dev": self.devices[s], "player": p, "checked": True,
+            seats[s] = {"online": s not in self.offline_seats, "dev": self.devices[s], "player": p, "checked": s not in self.unchecked,
                         "bot": bool(p and p.get("bot")), "cards": len(g.hands[SEATS.index(s)]) if g is not None else None}
         return {"v": 1, "hub": self.hub, "table": self.table, "at": _ms(),
                 "round": spec["round"] if spec else None, "group": spec["group"] if spec else None, "game": "bigtwo",

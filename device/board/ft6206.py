@@ -39,6 +39,8 @@ class FT6206:
         self._held = False  # a finger is down; (_tx, _ty) is where it went down
         self._tx = 0
         self._ty = 0
+        self._lx = 0  # where it was last seen (a drag ends there)
+        self._ly = 0
         self._last = time.ticks_ms()  # when the controller was last read
 
     def read(self):
@@ -71,7 +73,8 @@ class FT6206:
             return False
 
     def poll(self):
-        """The tap ``(x, y)`` once a finger that went down has lifted, else None.  Reads the
+        """The tap ``(x, y)`` once a finger that went down has lifted (``(x, y, x1, y1)`` if it
+        moved from x, y to x1, y1: a drag), else None.  Reads the
         controller at most every POLL_MS; never blocks."""
         now = time.ticks_ms()
         if time.ticks_diff(now, self._last) < POLL_MS:
@@ -82,8 +85,13 @@ class FT6206:
                 self._held = True
                 self._tx = self.x
                 self._ty = self.y
+            self._lx = self.x
+            self._ly = self.y
             return None
         if self._held:
             self._held = False
+            # A finger that moved more than a card's gap (8 px, 1.2 mm) is a drag.
+            if abs(self._lx - self._tx) > 8 or abs(self._ly - self._ty) > 8:
+                return self._tx, self._ty, self._lx, self._ly
             return self._tx, self._ty
         return None

@@ -8,7 +8,8 @@ touch fed by a test, and a pty as the USB serial link.
   to ``f00001.raw``, ``f00002.raw``, … and the frame is announced on the control channel;
   ``frames_keep`` > 0 keeps only that many of the newest.
 - :class:`HostBoard` reads the control channel (stdin): one command per line,
-  ``tap X Y`` (a finger down and up at screen pixel X, Y).  End of input stops the firmware,
+  ``tap X Y`` (a finger down and up at screen pixel X, Y), ``drag X Y X1 Y1`` (down at
+  X, Y, lifted at X1, Y1).  End of input stops the firmware,
   so a firmware process never outlives the test that drives it.
 - :meth:`HostBoard.open_port` opens the seat end of a pty pair.  The unix port's ``os`` has no
   ``read``/``write`` on descriptors and ``FileIO.readinto`` waits until the buffer is full,
@@ -125,12 +126,12 @@ class HostBoard:
             self.ended = True
             return None
         parts = line.split()
-        if len(parts) == 3 and parts[0] == b"tap":
+        if (len(parts) == 3 and parts[0] == b"tap") or (len(parts) == 5 and parts[0] == b"drag"):
             try:
-                return int(parts[1]), int(parts[2])
+                return tuple(int(p) for p in parts[1:])  # a drag: where the finger went down, then lifted
             except ValueError:
                 pass
-        emit("error control line not understood (use: tap X Y): %r" % (line,))
+        emit("error control line not understood (use: tap X Y, drag X Y X1 Y1): %r" % (line,))
         return None
 
     def _readable(self, stream):

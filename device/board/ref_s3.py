@@ -16,20 +16,11 @@ from machine import I2C, Pin, SPI
 from board.ft6206 import FT6206, POLL_MS
 from board.st7796 import ST7796
 
-# Pinout (ESP32-S3-WROOM-1 N8R2 / N16R8 on the reference carrier).
+# Pinout (ESP32-S3-WROOM-1 N8R2 / N16R8 on the reference carrier): hardware/pinout.csv, the one
+# source for this code and the wiring table (board/pinout.py reads it from the image).
 SPI_ID = 1
-PIN_SCK = 12
-PIN_MOSI = 11
-PIN_MISO = 13
-PIN_CS = 10
-PIN_DC = 9
-PIN_RST = 14
-PIN_BL = 21  # backlight enable (high: on)
 SPI_HZ = 40_000_000
 I2C_ID = 0
-PIN_SDA = 18
-PIN_SCL = 8
-PIN_TOUCH_RST = 17
 I2C_HZ = 400_000
 
 
@@ -74,13 +65,18 @@ class RefS3Board:
     name = "ref-s3"
 
     def __init__(self, cfg):
-        Pin(PIN_BL, Pin.OUT, value=0)  # dark until the first frame is drawn
-        spi = SPI(SPI_ID, baudrate=SPI_HZ, sck=Pin(PIN_SCK), mosi=Pin(PIN_MOSI), miso=Pin(PIN_MISO))
+        from board import pinout
+        p = pinout.load()
+        Pin(p["BL"], Pin.OUT, value=0)  # dark until the first frame is drawn
+        spi = SPI(SPI_ID, baudrate=SPI_HZ, sck=Pin(p["SCK"]), mosi=Pin(p["MOSI"]), miso=Pin(p["MISO"]))
+        cs, dc, rst, bl = Pin(p["CS"]), Pin(p["DC"]), Pin(p["RST"]), p["BL"]
+        Pin(p["TOUCH_RST"], Pin.OUT, value=1)
+        i2c = I2C(I2C_ID, scl=Pin(p["SCL"]), sda=Pin(p["SDA"]), freq=I2C_HZ)
+        del p, pinout
         gc.collect()  # the band buffers next: from an unfragmented heap
-        self.display = ST7796(spi, Pin(PIN_CS), Pin(PIN_DC), Pin(PIN_RST), rows=cfg.rows)
-        Pin(PIN_BL, Pin.OUT, value=1)
-        Pin(PIN_TOUCH_RST, Pin.OUT, value=1)
-        self.touch = FT6206(I2C(I2C_ID, scl=Pin(PIN_SCL), sda=Pin(PIN_SDA), freq=I2C_HZ))
+        self.display = ST7796(spi, cs, dc, rst, rows=cfg.rows)
+        Pin(bl, Pin.OUT, value=1)
+        self.touch = FT6206(i2c)
         self.emit = None  # no control channel: stdout is the hub link
         self.ended = False  # a seat board runs until it is switched off
         self._poll = select.poll()

@@ -21,27 +21,40 @@ from seat.ui import UI
 class App:
     """One seat: ``App(cfg, board)``; ``app.run()``."""
 
-    def __init__(self, cfg, board):
+    def __init__(self, cfg, board, _reader=None):
         self.dev = cfg.dev
         self.board = board
         self.mirror = Mirror(text.lang_index(cfg.lang))
         self.ui = UI(board.display, self.mirror, self, board.emit, getattr(board, "emit_part", None))
-        self.link = SeatLink(cfg.dev, cfg.key, board, self)
+        self.link = SeatLink(cfg.dev, cfg.key, board, self, _reader)
 
     # ---- from the hub ---------------------------------------------------------------
 
     def on_message(self, msg):
         self.mirror.apply(msg, time.ticks_ms())
+        # What the mirror keeps it now holds itself; the rest (an event's list of events,
+        # the message's own table) goes before the new screen is built, the heap's peak.
+        msg.clear()
         self.ui.update()
-        self.ui.sample()  # msg, the mirror and the new screen are all alive here
+        self.ui.sample()  # the mirror and the new screen are both alive here
 
-    def drop_view(self):
+    def drop_view(self, state=False):
         """A new view is on its way (see SeatLink._cut): the old one and the screen built
-        from it go now, before the new one is parsed."""
-        self.mirror.view = None
+        from it go now, before the new one is parsed; for a ``state`` (which replaces them
+        all) the players, the result and the seat map go too — at a 4 KB state they were
+        about 2 KB the parser could not use (unix port).  (``state``: a word that is a
+        qstr already; each new argument name would be one more.)"""
+        m = self.mirror
+        m.view = None
+        if state:
+            m.players = {}
+            m.result = None
+            m.seatmap = None
         self.ui.release()
 
     def on_link(self, up, why):
+        if up and "updater" in sys.modules:  # a trial boot reached its hub: keep this image
+            sys.modules["updater"].tick(None)
         if not up:
             self.mirror.online = False
             self.mirror.pending = None
@@ -54,12 +67,19 @@ class App:
         m = self.mirror
         s = self.link.send({"t": "intent", "turn": m.turn, "a": action})
         if s is not None:
+            # The selection stays: a refused play keeps it to fix; an accepted one leaves the
+            # hand, and the mirror keeps only picked cards still in the hand.
             m.pending = m.turn
-            if action.get("type") == "play":
-                m.selected = []
             if self.board.emit:
                 self.board.emit("intent %d %s" % (s, action.get("type")))
         self.ui.update()
+
+    def describe(self, cards):
+        """Ask the hub what the selected ``cards`` may be played as now (the pre-check of a
+        game that has no classifier on the seat); the answer is a ``meanings`` message."""
+        m = self.mirror
+        m.meanings = None
+        self.link.send({"t": "describe", "turn": m.turn, "cards": cards})
 
     def send_checkin(self, no):
         """Check-in: send the player number typed on the keypad; the keypad locks until the
@@ -90,7 +110,7 @@ class App:
         gc.collect()
         board = self.board
         emit = board.emit
-        if emit:  # the pre-check is always on (seat/kinds.py)
+        if emit:  # the pre-check is always on (each game's, seat/games/)
             emit("start precheck=1 free=%d" % gc.mem_free())
         ui = self.ui
         link = self.link
@@ -102,7 +122,7 @@ class App:
             p = touch.poll()
             if p is not None:
                 try:
-                    hit = ui.tap(p[0], p[1])
+                    hit = ui.tap(p[0], p[1], p[2:])  # (x, y) a tap, (x, y, x1, y1) a drag
                 except Exception as e:  # out of memory or a bug: the hub's full state repairs the screen
                     hit = None
                     link.trouble("%s handling a tap: %s" % (type(e).__name__, e))
@@ -114,6 +134,8 @@ class App:
                 tick = now
                 link.tick(now)
                 ui.tick(now)
+                if "updater" in sys.modules:  # a trial boot: it rolls back if no hub welcomes it in time
+                    sys.modules["updater"].tick(now)
             if ui.draw():
                 continue  # more bands: input first, but no sleeping
             wait = 100 - time.ticks_diff(time.ticks_ms(), tick)
@@ -125,6 +147,11 @@ def main(path=None):
     """Entry point (``main.py``): provisioning file → board → app."""
     import seat
     from seat import config
+    from paizhuo_shared.link import LineReader
+    # The link's 4 KB line buffer first, while the heap is one free run: made after the
+    # 32-row display bands and the board's files it found none (MemoryError at start-up,
+    # depending on the length of the board's file paths).
+    reader = LineReader()
     try:
         cfg = config.load(path)
     except config.ConfigError as e:
@@ -138,4 +165,4 @@ def main(path=None):
     import board
     brd = board.setup(cfg)
     gc.collect()
-    App(cfg, brd).run()
+    App(cfg, brd, reader).run()

@@ -58,11 +58,11 @@ def build(ui, ws):
         who = text.t("checkin_who", lang) % (table, seat, p.get("name", ""))
     else:  # the top bar names table and seat (a new text or literal would be a qstr for good)
         who = text.t("no_player", lang)
-    ws.append(label(f, 0, 32, fit(f, who, 470), _WHITE, _W))
+    ws.append(label(f, 0, 32, fit(f, who, 400), _WHITE, 408))  # clear of 叫裁判 (x 412-478, y 0-45)
     nxt = sm.get("next")
     if nxt:
         go = text.t("prev_go", lang) % (nxt.get("table"), text.seat_name(nxt.get("seat"), lang))
-        ws.append(label(f, 0, 54, fit(f, go, 470), _YELLOW, _W))
+        ws.append(label(f, 0, 54, fit(f, go, 400), _YELLOW, 408))
     if m.checked():
         ws.append((BOX, 90, 140, 300, 32, _GREEN, _WHITE))
         ws.append(label(f, 90, 148, text.t("checked", lang), _WHITE, 300))

@@ -8,8 +8,14 @@
   skips a number (``seq_gap``) means this seat missed something, so it starts a new
   handshake — which ends with a full ``state``: that is the resync.  A replayed or
   malformed frame is dropped and counted.
-- The hub's rejects ``seq_gap``, ``no_session`` and ``bad_tag`` (it lost our session)
-  and a fresh ``challenge`` (the hub restarted) also restart the handshake.
+- In the session, the hub's sealed rejects ``seq_gap`` and ``no_session`` restart the
+  handshake.  A frame that fails its tag is dropped and counted, nothing more: anyone on
+  the wire can send one, and it must not cost a good session.
+- Outside the session's key are ``challenge`` and the pre-session rejects (``no_session``,
+  ``bad_tag``, ``seq_gap``): a hub that restarted sends them, but so could a stranger.  With
+  a session up they only make the seat ask (``resync``, sealed): an answer in the session
+  within ``_PROBE_MS`` proves the session good and the plain frame is forgotten; none, and
+  the seat starts a new handshake (with the nonce of the last challenge).
 - Heartbeat: ``ack`` whenever nothing was sent for ``_ACK_MS`` = 500 ms (the contract asks
   for a frame at least every 2000 ms; the hub marks a seat offline after 5 s of silence by
   default, but a table may set as little as 1 s, and an ack due at 1000 ms came late for
@@ -30,6 +36,7 @@ Nothing here blocks: the app's loop calls :meth:`SeatLink.poll` and :meth:`SeatL
 import binascii
 import gc
 import os
+import sys
 import time
 
 from micropython import const
@@ -41,18 +48,19 @@ FIRMWARE = "0.2.0"
 _HELLO_MS = const(1000)
 _ACK_MS = const(500)  # the hub may mark a seat offline after as little as 1 s of silence
 _REOPEN_MS = const(500)
+_PROBE_MS = const(1000)  # how long the hub has to answer in the session after a plain challenge
 
 
 def _restarts(code):
-    """The hub lost our session (or we missed frames): a new handshake is the way back."""
-    return code == "seq_gap" or code == "no_session" or code == "bad_tag"
+    """The hub (in our session) says it lost frames or the session: a new handshake is the way back."""
+    return code == "seq_gap" or code == "no_session"
 
 
 class SeatLink:
     """Runs the link for one seat of ``app``: hands every accepted hub message to
     ``app.on_message(msg)`` and reports session changes to ``app.on_link(up, why)``."""
 
-    def __init__(self, dev, key, board, app):
+    def __init__(self, dev, key, board, app, _reader=None):
         self.dev = dev
         self.key = key
         self.board = board
@@ -69,11 +77,14 @@ class SeatLink:
         self._mv = memoryview(self._buf)
         # Allocated once, at start-up: the 4 KB line buffer before the heap fragments, and
         # the bound method the reader calls (a bound method is an object on every access).
-        self._reader = codec.LineReader()
+        self._reader = _reader or codec.LineReader()  # made by app.main before anything else
         self._handle = self._line
         self._prune = self._cut
         self._dropped_view = False  # _cut let the old view go for the frame being opened
         self._reopen_at = 0  # ticks_ms when the port may be tried again
+        # ticks_ms when a plain frame said the session is gone and the seat asked the hub
+        # in the session (resync); None: not asking.  One attribute: each name is a qstr.
+        self._probe_at = None
 
     # ---- driven by the app's loop -----------------------------------------------------
 
@@ -123,6 +134,8 @@ class SeatLink:
             if self.session is None:
                 if time.ticks_diff(now, self.last_hello) >= _HELLO_MS:
                     self.hello()
+            elif self._probe_at is not None and time.ticks_diff(now, self._probe_at) >= _PROBE_MS:
+                self.restart("no_session")  # no answer in the session: the hub lost it
             elif time.ticks_diff(now, self.last_tx) >= _ACK_MS:
                 self.send({"t": "ack", "upto": self.session.last_in})
         except OSError:
@@ -158,6 +171,10 @@ class SeatLink:
     def _line(self, line):
         """A complete line from the reader (a view of its buffer, valid during this call)."""
         try:
+            if self._reader.buf.find(b'{"t":"svc', 0, 9) == 0:
+                from seat import svcgate  # a staff tool asks for service mode: loaded only for it
+                svcgate.main(self.app, line)
+                return
             if self.session is not None:
                 self._dropped_view = False
                 try:
@@ -171,16 +188,20 @@ class SeatLink:
                         if self._dropped_view:  # the screen lost its view for nothing: get it back
                             self.send({"t": "resync"})
                     return
-                if msg["t"] == "reject" and _restarts(msg["code"]):
-                    self.restart(msg["code"])
-                    return
+                self._probe_at = None  # the hub answered in the session: it stands
+                if msg["t"] == "reject":
+                    if _restarts(msg["code"]):
+                        self.restart(msg["code"])
+                        return
+                    if msg["code"] == "bad_tag":
+                        return  # a stranger's frame in our name (an older hub said so): not ours to show
                 self.app.on_message(msg)
                 return
             if self._plain(line) or self.pending_key is None:
                 return
             session = codec.Session(self.pending_key, "hub")
             try:
-                msg = session.open(line)
+                msg = session.open(line, self._prune)
             except codec.LinkError:
                 self.dropped += 1
                 return
@@ -205,8 +226,12 @@ class SeatLink:
         buf = self._reader.buf
         n = len(body)
         prune(buf, n)
-        if buf.find(b'{"t":"state",', 0, 13) == 0 or buf.find(b'{"t":"event",', 0, 13) == 0:
-            self.app.drop_view()
+        games = sys.modules.get("seat.games")  # a game's own (once a deal was on screen)
+        if games is not None:
+            games.prune(buf, n)
+        whole = buf.find(b'{"t":"state",', 0, 13) == 0
+        if whole or buf.find(b'{"t":"event",', 0, 13) == 0:
+            self.app.drop_view(whole)
             self._dropped_view = True
 
     def _plain(self, line):
@@ -219,15 +244,22 @@ class SeatLink:
         t = msg["t"]
         if t == "challenge":
             self.hub_nonce = msg["n"]
-            if self.session is not None:
-                self._down("hub restarted")
-            self.hello()
+            if self.session is None:
+                self.hello()
+                return True
         elif t == "reject":
-            if _restarts(msg["code"]):
-                if self.session is not None:
-                    self.restart(msg["code"])
-            else:
-                self.app.on_message(msg)  # e.g. unknown_device: the connecting screen says so
+            code = msg["code"]
+            if not (_restarts(code) or code == "bad_tag"):  # not "no session for you"
+                if self.session is None:
+                    self.app.on_message(msg)  # e.g. unknown_device: the connecting screen says so
+                return True
+        else:
+            return True
+        # "You have no session", with a session up: the hub restarted, or a stranger says so.
+        # Ask in the session (tick restarts the handshake if no answer comes); one at a time.
+        if self.session is not None and self._probe_at is None:
+            self._probe_at = time.ticks_ms()
+            self.send({"t": "resync"})
         return True
 
     def trouble(self, what, restart=False):
@@ -251,6 +283,7 @@ class SeatLink:
         self.hello()
 
     def _down(self, why):
+        self._probe_at = None
         if self.session is not None:
             self.session = None
             self._log("link down %s" % why)

@@ -30,6 +30,15 @@ _CHECKIN_MS = const(5000)  # a check-in the hub has not answered by then frees t
 class UI:
     """Screens, dirty rows and the refresh for one display."""
 
+    # Class defaults, on the instance only once they change (the instance's attribute table
+    # stays at 23 slots of 16 bytes, not 29, until a refusal, a note or a call):
+    asking = False  # 叫裁判 was tapped: its confirmation is shown over the screen
+    overlay = False  # a refusal is shown over it
+    note_on = None  # (note, screen name, hub's screen) a referee's note went up on:
+    # a change of either screen takes it down
+    refused_at = 0  # ticks_ms when the refusal (or the confirmation) went up
+    first_tap = 0  # index of the first widget that takes taps (the overlay's while up)
+
     def __init__(self, display, mirror, app, emit=None, write=None):
         self.display = display
         self.m = mirror
@@ -39,17 +48,12 @@ class UI:
         self.f16 = gfx.Font(font16)
         self.f24 = gfx.Font(font24)
         self.kind = None  # the base screen (screens.pick)
-        self.overlay = False  # a refusal is shown over it
-        self.note_on = None  # (note, screen name, hub's screen) a referee's note went up on:
-        # a change of either screen takes it down
-        self.refused_at = 0  # ticks_ms when the refusal went up
         # The base screen's widgets, then the note's and the refusal's.  A rebuild empties
         # and refills this list in place (deleting a slice keeps a list's room), so a tap
         # allocates no new list: one was a 256-byte block on the play screen, which a
         # fragmented heap sometimes could not find (a MemoryError, then a resync).  Only
         # :meth:`release` lets the list itself go (before a new view is parsed).
         self.widgets = []
-        self.first_tap = 0  # index of the first widget that takes taps (the overlay's while up)
         self.digits = bytearray(3)  # the clock's seconds, drawn without building a text
         self._lo = display.height
         self._hi = 0
@@ -73,7 +77,8 @@ class UI:
         m = self.m
         self.kind = screens.pick(m)
         if m.refusal is None:
-            self.overlay = False
+            if self.overlay:
+                self.overlay = False
         elif not self.overlay:
             self.overlay = True
             self.refused_at = now
@@ -92,11 +97,16 @@ class UI:
             elif on[1] != name or on[2] != m.screen:
                 m.note = note = None  # the screen changed: the note was about the one before
         if note is None:
-            self.note_on = None
+            if self.note_on is not None:
+                self.note_on = None
         else:
             screens.note(self, note[0], ws)
-        self.first_tap = 0
+        if self.first_tap:
+            self.first_tap = 0
         if self.overlay:
+            self.first_tap = len(ws)
+            screens.refusal(self, ws)
+        elif self.asking:
             self.first_tap = len(ws)
             screens.refusal(self, ws)
         self._gen += 1
@@ -111,18 +121,41 @@ class UI:
         self.widgets = []  # the list's room too: a 4 KB state is parsed next
         self._gen += 1
 
-    def tap(self, x, y):
+    def tap(self, x, y, end):
         """Send a tap to the topmost tappable widget under it; return its id (or None).
-        While a refusal is shown only its own widgets take taps."""
+        While a refusal or the 叫裁判 confirmation is shown only its own widgets take taps.
+        A drag (the finger went down at x, y and lifted at ``end``, (x1, y1)) from one card
+        of the hand to another selects the run of cards between them."""
         ws = self.widgets
+        if end and not self.asking and not self.overlay and self.kind >= screens.GAME:
+            for w in ws:
+                if w[0] != gfx.HAND:
+                    continue
+                a = gfx.hit(w, x, y, True)
+                b = gfx.hit(w, end[0], end[1], True)
+                if a is not None and b is not None:  # from a card to a card: select the run between them
+                    m = self.m
+                    for i in range(min(a, b), max(a, b) + 1):
+                        c = gfx.CODES[w[5][i]]
+                        if c not in m.selected:
+                            m.selected.append(c)
+                    self.update()
+                    return None
         for i in range(len(ws) - 1, self.first_tap - 1, -1):
             w = ws[i]
-            tap = gfx.hit(w, x, y)
+            tap = gfx.hit(w, x, y, False)
             if tap is not None:
                 if w[0] == gfx.BUTTON and not w[8]:
                     pass  # disabled
-                elif tap == "btn:call":  # 叫裁判 is on every screen's top bar
-                    self.app.call_referee()
+                elif self.asking:  # the confirmation: call (btn:yes) or not (btn:ok)
+                    self.asking = False
+                    if tap == "btn:yes":
+                        self.app.call_referee()
+                    self.update()
+                elif tap == "btn:call":  # 叫裁判 is on every screen: first its confirmation
+                    self.asking = True
+                    self.refused_at = time.ticks_ms()
+                    self.update()
                 else:
                     screens.on_tap(self, tap)
                 return tap
@@ -168,13 +201,20 @@ class UI:
                 self._hi = self._to
             self._y0 = -1
             return True
-        a = gc.mem_alloc()
-        d.fill(0)  # FELT
-        for w in self.widgets:
-            if w[2] < y0 + rows and w[2] + w[4] > y0:
-                gfx.draw(w, d, y0, self)
-        d.show_band(y0)
-        self._alloc += gc.mem_alloc() - a
+        # No collection inside a band: a call with many locals (gfx.draw) puts its frame on
+        # the heap for the call, and on a heap full of garbage that would collect, counted as
+        # the band's allocation (negative).  Without it such a frame goes on the C stack.
+        gc.disable()
+        try:
+            a = gc.mem_alloc()
+            d.fill(0)  # FELT
+            for w in self.widgets:
+                if w[2] < y0 + rows and w[2] + w[4] > y0:
+                    gfx.draw(w, d, y0, self)
+            d.show_band(y0)
+            self._alloc += gc.mem_alloc() - a
+        finally:
+            gc.enable()
         y0 += rows
         if y0 < self._to:
             self._y0 = y0
@@ -191,13 +231,15 @@ class UI:
         return False
 
     def tick(self, now):
-        """Called by the app's loop every 100 ms: on the 明牌/加倍 and play screens the
-        countdown is redrawn when its seconds change, and the screen is rebuilt when the
+        """Called by the app's loop every 100 ms: on a game's screens the countdown is redrawn when its seconds change, and the screen is rebuilt when the
         seat's own time runs out (input locks at zero); a refusal goes after five seconds,
         a referee's note after ten, and a check-in unanswered for five frees the keypad."""
         m = self.m
         if self.overlay and time.ticks_diff(now, self.refused_at) >= _SHOW_MS:
             m.refusal = None
+            self.update()
+        if self.asking and time.ticks_diff(now, self.refused_at) >= _NOTE_MS:
+            self.asking = False  # not confirmed in ten seconds: no call
             self.update()
         if m.note is not None and time.ticks_diff(now, m.note[1]) >= _NOTE_MS:
             m.note = None
@@ -205,7 +247,11 @@ class UI:
         if m.checking is not None and time.ticks_diff(now, m.checking) >= _CHECKIN_MS:
             m.checking = None  # no answer (a hub without check-in?): the player may try again
             self.update()
-        if self.kind == screens.DECISION or self.kind == screens.PLAY:
+        if self.kind >= screens.GAME:  # a game's screens show the clock (none once the deal is over)
+            left = m.match_left(now)  # a timed match's minutes left: rebuilt when they change
+            if left is not None and (left + 59999) // 60000 != m.match.get("min"):
+                m.match["min"] = (left + 59999) // 60000  # (kept in the match: no attribute more here)
+                self.update()
             left = m.clock_left(now)
             secs = (left + 999) // 1000
             if m.has_clock and secs != self._shown:
@@ -231,7 +277,7 @@ class UI:
         write = self.write
         ws = self.widgets
         write('ui {"screen":"%s","base":"%s","lang":"%s","missing":%d,"widgets":{' % (
-            "refusal" if self.overlay else screens.name(self), screens.name(self), "en" if self.m.lang else "zh",
+            "refusal" if self.overlay else ("call" if self.asking else screens.name(self)), screens.name(self), "en" if self.m.lang else "zh",
             self.f16.misses))
         sep = ""
         for i in range(self.first_tap, len(ws)):  # while a refusal is up only its widgets take taps
@@ -240,6 +286,12 @@ class UI:
         sep = ""
         out = []
         for w in ws:
+            if w[0] == gfx.CELLS:  # a row at a time: a whole table's cells at once ran out of heap
+                for row in w[6]:
+                    for b in row[1].split(b"\0"):
+                        write(sep + json.dumps(b.decode()))
+                        sep = ","
+                continue
             gfx.texts(w, out)
             for b in out:
                 write(sep + json.dumps(b.decode()))

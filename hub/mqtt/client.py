@@ -121,6 +121,13 @@ def _call(fn, *args):
         log.exception("MQTT callback %r failed", fn)
 
 
+_CONNACK_CODES = {1: ("the broker does not speak MQTT 3.1.1", "代理不支持 MQTT 3.1.1"),
+                  2: ("the client id is refused", "客户端 ID 被拒绝"),
+                  3: ("the broker is unavailable", "代理暂不可用"),
+                  4: ("bad user name or password", "用户名或密码错误"),
+                  5: ("not authorised", "未获授权")}
+
+
 @dataclass(frozen=True)
 class Broker:
     """Where and how a client reaches the broker: what a hub's ``[venue]`` and the venue's
@@ -153,6 +160,55 @@ class Broker:
     def tls(self):
         """The client ``ssl.SSLContext`` trusting ``tls_ca``, or None for plain TCP."""
         return None if self.tls_ca is None else tls_context(self.tls_ca)
+
+    def check_login(self, timeout=5.0):
+        """Whether the broker accepts this login, asked without touching its session: one MQTT
+        3.1.1 CONNECT under the login's own client id (clean session off, so a stopped hub's
+        session and what the venue queued in it stay), the CONNACK read, the socket closed.
+        Nothing the broker then delivers is read or acknowledged, so every queued QoS 1
+        message stays queued for the hub (a paho client would acknowledge and so consume it).
+        Returns None when accepted; raises MqttError ``broker_refused`` or ``tls_failed``, or
+        OSError when the broker cannot be reached."""
+        def field(b):
+            return len(b).to_bytes(2, "big") + b
+        user = (self.username or "").encode("utf-8")
+        password = self.password()
+        flags = (0x80 if user else 0) | (0x40 if password is not None else 0)  # clean session bit left 0
+        body = field(b"MQTT") + bytes([4, flags]) + int(self.keepalive).to_bytes(2, "big") + field(user)
+        if user:
+            body += field(user)
+        if password is not None:
+            body += field(password.encode("utf-8"))
+        n, length = len(body), b""
+        while True:  # MQTT's variable-length remaining length
+            n, digit = n >> 7, n & 0x7F
+            length += bytes([digit | (0x80 if n else 0)])
+            if not n:
+                break
+        sock = socket.create_connection((self.host, self.port), timeout=timeout)
+        try:
+            if self.tls_ca is not None:
+                try:
+                    sock = self.tls().wrap_socket(sock, server_hostname=self.tls_server_name or self.host)
+                except ssl.SSLError as e:
+                    raise MqttError("tls_failed", "TLS with the broker failed: %s" % (e.reason or e),
+                                    "与代理的 TLS 握手失败：%s" % (e.reason or e)) from None
+            sock.sendall(b"\x10" + length + body)
+            ack = b""
+            while len(ack) < 4:
+                chunk = sock.recv(4 - len(ack))
+                if not chunk:
+                    raise ConnectionError("the broker closed the connection before its CONNACK")
+                ack += chunk
+        finally:
+            sock.close()
+        if ack[0] != 0x20 or ack[1] != 2:
+            raise ConnectionError("the server's answer is not an MQTT CONNACK (is this port the broker?)")
+        if ack[3] != 0:
+            why = _CONNACK_CODES.get(ack[3], "code %d" % ack[3])
+            raise MqttError("broker_refused", "the broker refused the login: %s" % why[0],
+                            "代理拒绝了登录：%s" % why[1])
+        return None
 
     def client(self, client_id, **options):
         """An :class:`MqttClient` for this broker (not started); ``options`` are the rest of
@@ -201,6 +257,7 @@ class MqttClient:
         self.problem = None         # why we are not connected (text), for logs and wait_connected's error
         self._no_connack = False
         self.connects = 0           # successful connections so far (tests and the console read it)
+        self._unacked_subs = set()  # message ids of SUBSCRIBEs the broker has not acknowledged
         self._subs = {}             # topic filter → qos, renewed on every connect
         self._pending = {}          # mid → Future of a QoS>0 publish not yet acknowledged
         self._loop = None
@@ -229,6 +286,7 @@ class MqttClient:
         c.on_connect = self._connected
         c.on_disconnect = self._disconnected
         c.on_message = self._message
+        c.on_subscribe = self._suback
         c.on_publish = self._published
         self._paho = c
 
@@ -238,6 +296,14 @@ class MqttClient:
     def connected(self):
         """True while the broker has accepted us (CONNACK 0) and the socket is open."""
         return self._up is not None and self._up.is_set()
+
+    @property
+    def subscribed(self):
+        """Connected, and the broker has acknowledged every subscription sent since (SUBACK):
+        from here on, what is published to those topics reaches us.  ``connected`` alone is
+        not enough on a first connection — a message published between the CONNACK and the
+        broker's handling of our SUBSCRIBE is not ours."""
+        return self.connected and not self._unacked_subs
 
     async def start(self):
         """Begin connecting (in the background, forever, until :meth:`stop`)."""
@@ -278,7 +344,15 @@ class MqttClient:
         """Subscribe now if connected, and again after every reconnect."""
         self._subs[topic] = qos
         if self.connected:
-            self._paho.subscribe(topic, qos)
+            self._send_subscribe(self._paho, topic, qos)
+
+    def _send_subscribe(self, client, topic, qos):
+        rc, mid = client.subscribe(topic, qos)
+        if mid is not None:
+            self._unacked_subs.add(mid)
+
+    def _suback(self, client, userdata, mid, *rest):
+        self._unacked_subs.discard(mid)
 
     def unsubscribe(self, topic):
         self._subs.pop(topic, None)
@@ -571,9 +645,10 @@ class MqttClient:
         self.error = None
         self.problem = None
         self.connects += 1
+        self._unacked_subs = set()  # a new connection: only what is sent on it counts
         self._up.set()
         for topic, qos in self._subs.items():
-            client.subscribe(topic, qos)
+            self._send_subscribe(client, topic, qos)
         _call(self.on_connect)
 
     def _disconnected(self, client, userdata, flags, reason, properties):

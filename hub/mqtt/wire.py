@@ -2,7 +2,8 @@
 
 Every topic lives under ``paizhuo/v1/<event>/``; a hub writes under ``hub/<hub>/`` and the
 venue under ``venue/`` (``docs/protocol.md`` § "Venue link (MQTT)" has the full table).  Every
-payload is one UTF-8 JSON object of at most 256 KB carrying ``"v": 1``.  Messages from the
+payload is one UTF-8 JSON object of at most 256 KB carrying ``"v": 1`` (a result: 4 MB, see
+:data:`MAX_RESULT_PAYLOAD`).  Messages from the
 broker are hostile until checked: each kind has one checker that returns the message or raises
 :class:`WireError` naming the field, so the receiver can log the refusal and change nothing.
 
@@ -29,25 +30,40 @@ import json
 import re
 from collections import namedtuple
 
+from .. import rules as rules_
 from ..errors import CodedError
+from ..inputs import InputError, parse_json
 
 __all__ = [
-    "ROOT", "MAX_PAYLOAD", "SEATS", "ALERT_KINDS", "CONTROL_OPS", "ROUND_FIELDS", "LIVE_SCREENS", "WireError", "Topic",
+    "ROOT", "MAX_PAYLOAD", "MAX_RESULT_PAYLOAD", "BROKER_PACKET", "SEATS", "ALERT_KINDS", "CONTROL_OPS", "ROUND_FIELDS", "LIVE_SCREENS", "WireError", "Topic",
     "hub_topic", "venue_topic", "records_topic", "parse_topic", "event_filter", "hub_filter", "hub_subscriptions",
     "dumps", "loads", "check", "check_status", "check_live", "check_result", "check_alert", "check_reply",
-    "check_ack", "check_round", "check_control", "check_standings", "check_records", "check_id",
+    "check_ack", "check_round", "check_control", "check_standings", "check_records", "check_tables", "check_id",
+    "TABLE_STATES",
 ]
 
 ROOT = "paizhuo/v1"
 MAX_PAYLOAD = 256 * 1024          # bytes; a result with its full record is ~10 KB, standings of 2000 players ~200 KB
+# A result carries its board's whole record, and a match has no deal limit unless its rules set
+# one (max_deals): about 8.5 KB a deal as bots play, 30 KB for a deal of the most actions a deal
+# can have (tests/bench/bench_match_record.py), so 256 KB holds 8 such deals.  Results alone
+# may be this big: 140 deals of the longest possible kind, some 470 as played.
+MAX_RESULT_PAYLOAD = 4 * 1024 * 1024
+# The brokers' packet limit (mosquitto's max_packet_size): the largest payload plus room for
+# the MQTT header and topic.
+BROKER_PACKET = MAX_RESULT_PAYLOAD + 64 * 1024
 SEATS = ("E", "N", "W", "S")
 HUB_LEAVES = ("status", "live", "result", "alert", "reply")
 VENUE_HUB_LEAVES = ("ack", "round", "control")      # venue/<leaf>/<hub>
 ALERT_KINDS = ("call", "seat_offline", "seat_online", "clock_expiry", "reject_burst", "checkin_wrong",
-               "log_failed", "hub_error", "deal_mismatch")
-ROUND_FIELDS = ("v", "id", "round", "group", "game", "table", "boards", "deal_hashes", "players", "moves")
-CONTROL_OPS = ("start", "pause", "resume", "ack_call", "replace", "note")
+               "log_failed", "hub_error", "deal_mismatch", "result_too_big")
+ROUND_FIELDS = ("v", "id", "round", "group", "game", "table", "boards", "deal_hashes", "players", "moves", "rules")
+CONTROL_OPS = ("start", "pause", "resume", "ack_call", "replace", "note", "end_board")
 LIVE_SCREENS = ("checkin", "waiting", "deal", "paused", "result")
+# What the public table feed (venue/tables) may say a table is doing: never which board or turn.
+TABLE_STATES = ("offline", "idle", "checkin", "waiting", "playing", "paused", "done")
+TABLE_FIELDS = ("table", "round", "online", "boards", "boards_done", "state")
+VENUE_LEAVES = ("standings", "tables")              # venue/<leaf>, for everyone
 
 _ID = re.compile(r"[A-Za-z0-9_-]{1,32}\Z")          # event, hub and device ids (MQTT usernames, topic segments)
 _MSG_ID = re.compile(r"[A-Za-z0-9_-]{1,64}\Z")      # control / round-spec ids (uuid hex)
@@ -74,7 +90,7 @@ class WireError(CodedError):
 
 class Topic(namedtuple("_Topic", "side hub leaf")):
     """A parsed topic: ``side`` is ``"hub"`` or ``"venue"``; ``hub`` the hub id (``None`` for
-    ``venue/standings`` and ``venue/records/<n>``); ``leaf`` the message kind.  ``round`` is set
+    ``venue/standings``, ``venue/tables`` and ``venue/records/<n>``); ``leaf`` the message kind.  ``round`` is set
     for ``venue/records/<n>`` only."""
 
     round = None
@@ -105,24 +121,28 @@ def hub_topic(event, hub, leaf):
 def venue_topic(event, leaf, hub=None):
     """``paizhuo/v1/<event>/venue/<leaf>[/<hub>]``.
 
-    ``ack``, ``round`` and ``control`` need the hub; ``standings`` takes none; for ``records``
-    pass the round number in place of the hub (or use :func:`records_topic`).
+    ``ack``, ``round`` and ``control`` need the hub; ``standings`` and ``tables`` (the public
+    table feed) take none; for ``records`` pass the round number in place of the hub (or use
+    :func:`records_topic`).
 
     >>> venue_topic("demo", "standings")
     'paizhuo/v1/demo/venue/standings'
+    >>> venue_topic("demo", "tables")
+    'paizhuo/v1/demo/venue/tables'
     >>> venue_topic("demo", "records", 2)
     'paizhuo/v1/demo/venue/records/2'
     """
     _id(event, "event")
     if leaf in VENUE_HUB_LEAVES:
         return "%s/%s/venue/%s/%s" % (ROOT, event, leaf, _id(hub, "hub"))
-    if leaf == "standings" and hub is None:
-        return "%s/%s/venue/standings" % (ROOT, event)
+    if leaf in VENUE_LEAVES and hub is None:
+        return "%s/%s/venue/%s" % (ROOT, event, leaf)
     if leaf == "records":
         return records_topic(event, hub)
-    raise WireError("bad_topic", "venue topics are ack/<hub>, round/<hub>, control/<hub>, standings, records/<round>;"
-                    " got leaf %r with hub %r" % (leaf, hub),
-                    "venue 主题只能是 ack/<hub>、round/<hub>、control/<hub>、standings、records/<轮次>", field="leaf")
+    raise WireError("bad_topic", "venue topics are ack/<hub>, round/<hub>, control/<hub>, standings, tables, "
+                    "records/<round>; got leaf %r with hub %r" % (leaf, hub),
+                    "venue 主题只能是 ack/<hub>、round/<hub>、control/<hub>、standings、tables、records/<轮次>",
+                    field="leaf")
 
 
 def records_topic(event, rnd):
@@ -183,8 +203,8 @@ def parse_topic(event, topic):
         return Topic("hub", parts[1], parts[2])
     if len(parts) == 3 and parts[0] == "venue" and parts[1] in VENUE_HUB_LEAVES and _ID.match(parts[2]):
         return Topic("venue", parts[2], parts[1])
-    if parts == ["venue", "standings"]:
-        return Topic("venue", None, "standings")
+    if len(parts) == 2 and parts[0] == "venue" and parts[1] in VENUE_LEAVES:
+        return Topic("venue", None, parts[1])
     if len(parts) == 3 and parts[:2] == ["venue", "records"] and parts[2].isdigit() and parts[2].isascii() \
             and not parts[2].startswith("0") and len(parts[2]) <= 6:
         t = Topic("venue", None, "records")
@@ -195,32 +215,37 @@ def parse_topic(event, topic):
 
 # ---- payloads -------------------------------------------------------------------------------
 
-def _too_big(n):
-    return WireError("too_big", "payload of %d bytes is over the %d-byte limit" % (n, MAX_PAYLOAD),
-                     "消息 %d 字节，超过 %d 字节上限" % (n, MAX_PAYLOAD), field="payload")
+def _too_big(n, limit=MAX_PAYLOAD):
+    return WireError("too_big", "payload of %d bytes is over the %d-byte limit" % (n, limit),
+                     "消息 %d 字节，超过 %d 字节上限" % (n, limit), field="payload")
+
+
+def limit_of(kind):
+    """The payload limit of a message kind: a result's (its board's whole record) is larger."""
+    return MAX_RESULT_PAYLOAD if kind == "result" else MAX_PAYLOAD
 
 
 def dumps(msg):
-    """Compact UTF-8 JSON bytes of a message (Chinese stays readable); over 256 KB → ``WireError``."""
+    """Compact UTF-8 JSON bytes of a message (Chinese stays readable); over 256 KB (a result,
+    ``"kind": "result"``: over 4 MB) → ``WireError``."""
     try:
         data = json.dumps(msg, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
     except (TypeError, ValueError) as e:
         raise WireError("not_json", "message cannot be sent as JSON: %s" % e, "消息无法编码为 JSON：%s" % e) from None
-    if len(data) > MAX_PAYLOAD:
-        raise _too_big(len(data))
+    limit = limit_of(msg.get("kind") if isinstance(msg, dict) else None)
+    if len(data) > limit:
+        raise _too_big(len(data), limit)
     return data
 
 
-def _no_constant(name):
-    raise ValueError("%s is not JSON" % name)
-
-
-def loads(payload, kind="message"):
-    """The JSON object in ``payload`` (bytes or str) with ``"v": 1``, or ``WireError``."""
+def loads(payload, kind="message", limit=None):
+    """The JSON object in ``payload`` (bytes or str) with ``"v": 1``, or ``WireError``; over
+    ``limit`` bytes (default: the kind's, :func:`limit_of`) it is refused ``too_big``."""
+    limit = limit_of(kind) if limit is None else limit
     if isinstance(payload, (bytes, bytearray, memoryview)):
         payload = bytes(payload)
-        if len(payload) > MAX_PAYLOAD:
-            raise _too_big(len(payload))
+        if len(payload) > limit:
+            raise _too_big(len(payload), limit)
         try:
             text = payload.decode("utf-8")
         except UnicodeDecodeError as e:
@@ -228,19 +253,18 @@ def loads(payload, kind="message"):
                             "%s：消息不是 UTF-8 编码（第 %d 字节）" % (kind, e.start), field="payload") from None
     elif isinstance(payload, str):
         text = payload
-        if len(text) > MAX_PAYLOAD:  # characters ≤ bytes, so a cheap first cut
-            raise _too_big(len(text))
+        if len(text) > limit:  # characters ≤ bytes, so a cheap first cut
+            raise _too_big(len(text), limit)
     else:
         raise WireError("bad_json", "%s: payload must be bytes, not %s" % (kind, type(payload).__name__),
                         "%s：消息必须是字节串" % kind, field="payload")
     try:
-        msg = json.loads(text, parse_constant=_no_constant)
-    except RecursionError:
-        raise WireError("bad_json", "%s: JSON nested too deeply" % kind, "%s：JSON 嵌套过深" % kind,
-                        field="payload") from None
-    except ValueError as e:
-        raise WireError("bad_json", "%s: malformed JSON: %s" % (kind, e), "%s：JSON 格式错误：%s" % (kind, e),
-                        field="payload") from None
+        # Deep nesting, NaN, huge numbers, NUL and lone surrogates are refused here: a message
+        # the venue stores must encode as UTF-8 and never make a reader recurse.
+        msg = parse_json(text, kind, max_bytes=limit)
+    except InputError as e:
+        code = "bad_json" if e.code in ("bad_json", "too_deep") else "bad_field"
+        raise WireError(code, e.en, e.zh, field=e.path or "payload") from None
     if not isinstance(msg, dict):
         raise WireError("not_object", "%s: payload must be a JSON object, not %s" % (kind, type(msg).__name__),
                         "%s：消息必须是 JSON 对象" % kind, field="payload")
@@ -358,6 +382,23 @@ def _outbox_header(msg, kind, hub):
     msg.int("n", 1)
     _hub_header(msg, hub)
     msg.int("at", 0)
+    _chain(msg)
+
+
+def _chain(msg):
+    """``chain``: the head of the hub's event log when the message was made,
+    ``{"table": <table id in the log>, "seq": n, "hash": <64 hex>}``.  Every hub of this version
+    sends it; a message without it (an older hub) is taken, but anchors nothing."""
+    chain = msg.obj("chain", required=False)
+    if chain is None:
+        return
+    extra = sorted(set(chain) - {"table", "seq", "hash"})
+    if extra:
+        msg.fail("chain", "has fields other than table, seq, hash: %.80s" % ", ".join(map(str, extra)),
+                 "只能有 table、seq、hash 三项：%.80s" % "、".join(map(str, extra)))
+    _table(msg, value=chain.get("table"), name="chain.table")
+    msg.int(None, 0, value=chain.get("seq"), name="chain.seq")
+    msg.str(None, value=chain.get("hash"), name="chain.hash", pattern=_HEX64, limit=64, what="64 lowercase hex digits")
 
 
 def check_status(payload, hub=None):
@@ -434,7 +475,9 @@ def _row(m, i, row, top):
 
 
 def check_result(payload, hub=None):
-    """``hub/<hub>/result``: one finished deal, its rows (one per seat) and its record."""
+    """``hub/<hub>/result``: one finished board, its rows (one per seat) and its record: a
+    one-deal game's ``{"deal", "actions", "result"}``, a match game's ``Match.record()``
+    (``"match": true`` and ``deals``, every deal's record)."""
     m = _Msg("result", payload)
     _outbox_header(m, "result", hub)
     for f in ("round", "group", "board"):
@@ -448,6 +491,16 @@ def check_result(payload, hub=None):
     if len(set(seats)) != len(seats):
         m.fail("rows", "names a seat twice: %s" % ", ".join(seats), "座位重复：%s" % "、".join(seats), "inconsistent")
     rec = m.obj("record")
+    if rec.get("match") is True:  # a match game's board: the match's record, every deal's record inside
+        m.str(None, value=rec.get("game"), name="record.game", pattern=_ID, limit=32, what="a game id")
+        deals = m.list(None, value=rec.get("deals"), name="record.deals", limit=1000)
+        if not deals:
+            m.fail("record.deals", "must list the match's deals", "必须列出本场比赛的每副牌")
+        for i, d in enumerate(deals):
+            d = m.obj(None, value=d, name="record.deals[%d]" % i)
+            m.obj(None, value=d.get("deal"), name="record.deals[%d].deal" % i)
+            m.list(None, value=d.get("actions"), name="record.deals[%d].actions" % i)
+        return m.m
     m.obj(None, value=rec.get("deal"), name="record.deal")
     for i, a in enumerate(m.list(None, value=rec.get("actions"), name="record.actions")):
         m.obj(None, value=a, name="record.actions[%d]" % i)
@@ -493,7 +546,7 @@ def check_round(payload):
     with the round's start (``check_control``), so no deal can be derived before its round; a
     field this version does not know (``round_key`` among them) is refused.
 
-    >>> spec = {"v": 1, "id": "s1", "round": 1, "group": 1, "game": "bigtwo", "table": "7", "boards": [1],
+    >>> spec = {"v": 1, "id": "s1", "round": 1, "group": 1, "game": rules_.DEFAULT_GAME, "table": "7", "boards": [1],
     ...         "deal_hashes": {"1": "ab" * 32}, "players": {"E": {"id": "P1", "name": "A", "no": 1}}}
     >>> check_round(spec)["deal_hashes"]["1"][:4]
     'abab'
@@ -540,6 +593,19 @@ def check_round(payload):
             m.int(None, 0, value=p.get("no"), name="players.%s.no" % s)
         if "bot" in p and type(p["bot"]) is not bool:
             m.fail("players.%s.bot" % s, "must be true or false", "必须是 true 或 false")
+    # The rules the venue plays under: the engine's Rules.to_dict() (every option by name).
+    rules = m.obj("rules", required=False, null=True)
+    if rules is not None:
+        try:
+            registered = rules_.game(m.m["game"])
+        except ValueError:
+            m.fail("game", "%.40r has no rules engine, so its rules cannot be checked" % (m.m["game"],),
+                   "项目 %.40r 没有规则引擎，无法检查其规则" % (m.m["game"],), "unknown_game")
+        try:
+            registered.engine.Rules.from_dict(rules)
+        except (ValueError, TypeError) as e:
+            m.fail("rules", "are not %s's rule options: %s" % (m.m["game"], getattr(e, "en", None) or e),
+                   "不是 %s 的规则选项：%s" % (m.m["game"], getattr(e, "zh", None) or e), "bad_rules")
     moves = m.obj("moves", required=False, null=True)
     for s, mv in (moves or {}).items():
         m.seat(None, value=s, name="moves key")
@@ -578,6 +644,10 @@ def check_control(payload):
         m.seat("seat", null=True)
         m.str("en")
         m.str("zh")
+    elif op == "end_board":  # a referee's forfeit: the round's boards end at the table, unplayed
+        m.int("round", 1)
+        m.str("by")
+        m.str("reason")
     return m.m
 
 
@@ -591,10 +661,48 @@ def check_records(payload):
     return _Msg("records", payload).m
 
 
+def check_tables(payload):
+    """``venue/tables`` (retained): the public table feed, what hall displays may show while a
+    round is played — ``{"v":1,"round","at","tables":[{"table","round","online","boards",
+    "boards_done","state"}]}`` (``state`` one of :data:`TABLE_STATES`).  Nothing in it names a
+    board, a card or a score: a board's content is public only when every table has played it
+    (docs/venue.md § What is public when), so any other field is refused.
+
+    >>> check_tables({"v": 1, "round": 1, "at": 5, "tables": [{"table": "1", "round": 1, "online": True,
+    ...               "boards": 4, "boards_done": 1, "state": "playing"}]})["tables"][0]["state"]
+    'playing'
+    >>> check_tables({"v": 1, "round": 1, "at": 5, "tables": [{"table": "1", "round": 1, "online": True,
+    ...               "boards": 4, "boards_done": 1, "state": "playing", "board": 2}]})
+    Traceback (most recent call last):
+    ...
+    paizhuo.mqtt.wire.WireError: tables: tables[0].board: is not a field of the public table feed
+    """
+    m = _Msg("tables", payload)
+    m.int("round", 0)
+    m.int("at", 0)
+    for i, t in enumerate(m.list("tables", limit=10000)):
+        name = "tables[%d]" % i
+        t = m.obj(None, value=t, name=name)
+        for f in sorted(t):
+            if f not in TABLE_FIELDS:
+                m.fail("%s.%s" % (name, f), "is not a field of the public table feed", "不是公开桌况的字段",
+                       "unknown_field")
+        _table(m, value=t.get("table"), name=name + ".table")
+        m.int(None, 0, value=t.get("round"), name=name + ".round", null=True)
+        if t.get("online") is not None and type(t.get("online")) is not bool:
+            m.fail(name + ".online", "must be true, false or null", "必须是 true、false 或 null")
+        m.int(None, 0, value=t.get("boards"), name=name + ".boards")
+        m.int(None, 0, value=t.get("boards_done"), name=name + ".boards_done")
+        if t.get("state") not in TABLE_STATES or not isinstance(t.get("state"), str):
+            m.fail(name + ".state", "must be one of %s, not %.40r" % (", ".join(TABLE_STATES), t.get("state")),
+                   "必须是 %s 之一" % "、".join(TABLE_STATES))
+    return m.m
+
+
 _HUB_CHECKS = {"status": check_status, "live": check_live, "result": check_result, "alert": check_alert,
                "reply": check_reply}
 _VENUE_CHECKS = {"ack": check_ack, "round": check_round, "control": check_control, "standings": check_standings,
-                 "records": check_records}
+                 "records": check_records, "tables": check_tables}
 
 
 def check(event, topic, payload):

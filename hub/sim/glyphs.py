@@ -6,8 +6,8 @@ modules of ``bytes`` (the shape of peterhinch's font-to-py output) that it reads
 
 - ``font16`` — UI text, a 16-row cell (the font drawn at 15 px so descenders fit): every
   character of ``device/seat/text.py``, of the refusal texts the hub can send (string
-  literals of the engine, the link codec and the table hub), printable ASCII, the 3,755
-  common hanzi of GB 2312 level 1 (一级汉字: players' names arrive from the venue at run time,
+  literals of the engine, the link codec and the table hub), printable ASCII, the 20,902
+  hanzi of GBK (:func:`board_hanzi`: players' names arrive from the venue at run time,
   after the boards are flashed), any ``extra`` text (a rarer name known at build time) and
   U+FFFD, drawn as a box for anything missing.
 - ``font24`` — card faces, a 24-row cell: ``0-9 J Q K A`` and the four suit symbols.
@@ -31,6 +31,7 @@ Pillow without anti-aliasing.
 """
 
 import ast
+import os
 import hashlib
 import importlib.util
 from pathlib import Path
@@ -60,8 +61,21 @@ def _load_text_module():
     return mod
 
 
+_SELF = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+_LITERALS = {}  # (path, size, mtime) -> literals: parsing every hub module was 3 s of each build
+
+
 def _literals(path):
-    """Every string literal of a Python file except docstrings."""
+    """Every string literal of a Python file except docstrings (remembered while the file
+    is unchanged)."""
+    st = os.stat(path)
+    key = (str(path), st.st_size, st.st_mtime_ns)
+    if key not in _LITERALS:
+        _LITERALS[key] = tuple(_parse_literals(path))
+    return _LITERALS[key]
+
+
+def _parse_literals(path):
     tree = ast.parse(Path(path).read_text(encoding="utf-8"))
     docs = set()
     for node in ast.walk(tree):
@@ -100,12 +114,61 @@ def common_hanzi():
     return chars
 
 
+def board_hanzi():
+    """The hanzi a board's font holds: every ideograph of GBK's two-byte code (GB 18030's
+    two-byte set, the CJK Unified Ideographs U+4E00–U+9FA5: 20,902), which holds the 8,105 of
+    the 通用规范汉字表 that are in the Basic Multilingual Plane and every GB 2312 character;
+    Debian's wqy-microhei draws all of them.  The 通用规范汉字表 itself is not in a Debian
+    package, so the set is the larger one that is (``venue check`` lists any name it misses).
+    About 650 KB of glyphs in the board's flash (``tests/bench/bench_font.py``).
+
+    >>> h = board_hanzi(); len(h), all(c in h for c in "王鑫昊淼张李")
+    (20902, True)
+    """
+    chars = set()
+    for hi in range(0x81, 0xFF):
+        for lo in range(0x40, 0xFF):
+            if lo == 0x7F:
+                continue
+            try:
+                ch = bytes((hi, lo)).decode("gbk")
+            except UnicodeDecodeError:
+                continue
+            if 0x3400 <= ord(ch) < 0xA000:
+                chars.add(ch)
+    return chars
+
+
+def board_chars():
+    """Every character the font of a shipped board (``make firmware``) draws."""
+    return ui_chars("", True)
+
+
+def undrawable(names):
+    """``[(name, missing characters)]`` for each of ``names`` (players' names) with characters
+    a board's font cannot draw (they would show as □); the characters in order, once each.
+
+    >>> undrawable(["王鑫", "张\U0002A6A5"])
+    [('张𪚥', ['𪚥'])]
+    """
+    have = board_chars()
+    out = []
+    for name in names:
+        missing = []
+        for ch in name:
+            if ch not in have and ch not in missing:
+                missing.append(ch)
+        if missing:
+            out.append((name, missing))
+    return out
+
+
 def ui_chars(extra="", common=True):
     """The characters of ``font16``: UI texts, hub texts, printable ASCII, the common hanzi
     (unless ``common`` is false), ``extra``, U+FFFD."""
     chars = set(chr(c) for c in range(32, 127))
     if common:
-        chars.update(common_hanzi())
+        chars.update(board_hanzi())
     for s in _load_text_module().all_texts():
         chars.update(s)
     chars.update(hub_texts())
@@ -115,9 +178,10 @@ def ui_chars(extra="", common=True):
 
 
 def card_chars():
-    """The characters of ``font24``: ranks as drawn (10 for T) and the suit symbols."""
+    """The characters of ``font24``: ranks as drawn (10 for T), the suit symbols and the
+    jokers' faces (小 / 大 over 王)."""
     mod = _load_text_module()
-    chars = set(mod.SUIT_FACES)
+    chars = set(mod.SUIT_FACES) | set(mod.JOKER_FACES)
     for rank in "3456789TJQKA2":
         chars.update(mod.rank_face(rank))
     return chars
@@ -221,9 +285,11 @@ def digest(chars, spec):
     return h.hexdigest()
 
 
-def build_fonts(dest, extra="", common=True):
+def build_fonts(dest, extra="", common=True, cache=None):
     """Write ``font16.py`` and ``font24.py`` into ``dest`` (only when their inputs changed);
-    ``common``: with the GB 2312 level-1 hanzi (what a board ships with).
+    ``common``: with every GBK hanzi (:func:`board_hanzi`, what a board ships with).  ``cache``: a
+    folder of fonts rendered before, by digest of their inputs (rendering the common hanzi
+    takes seconds, and the tests build into many folders).
 
     Returns the two paths.
     """
@@ -234,7 +300,18 @@ def build_fonts(dest, extra="", common=True):
         path = dest / (spec[0] + ".py")
         d = digest(chars, spec)
         if not (path.exists() and ("SOURCE = %r" % d) in path.read_text(encoding="utf-8")):
-            path.write_text(module_source(render(chars, spec), spec, d), encoding="utf-8")
+            # keyed by this generator's own source too: a change to the rendering is a new font
+            kept = Path(cache) / ("%s-%s-%s.py" % (spec[0], d[:32], _SELF[:16])) if cache is not None else None
+            if kept is not None and kept.exists():
+                text = kept.read_text(encoding="utf-8")
+            else:
+                text = module_source(render(chars, spec), spec, d)
+                if kept is not None:
+                    kept.parent.mkdir(parents=True, exist_ok=True)
+                    tmp = kept.with_suffix(".tmp%d" % os.getpid())
+                    tmp.write_text(text, encoding="utf-8")
+                    os.replace(tmp, kept)
+            path.write_text(text, encoding="utf-8")
         paths.append(path)
     return paths
 

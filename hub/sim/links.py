@@ -17,6 +17,8 @@ import signal
 import subprocess
 import time
 
+from . import lifeline
+
 
 class LinkStartError(RuntimeError):
     """socat is missing or did not create the pty pair (the message says which)."""
@@ -34,7 +36,7 @@ class PtyLink:
         for p in (self.hub_path, self.seat_path):
             if os.path.lexists(p):
                 os.unlink(p)
-        self._proc = subprocess.Popen(
+        self._proc = lifeline.popen(
             [exe, "pty,raw,echo=0,link=" + self.hub_path, "pty,raw,echo=0,link=" + self.seat_path],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
         deadline = time.monotonic() + timeout

@@ -26,18 +26,18 @@ A complete example is in ``docs/table-hub.md`` and :data:`EXAMPLE`; venue mode (
 import hashlib
 import os
 import re
-import tomllib
 from dataclasses import dataclass
 
 from ..errors import CodedError
+from ..inputs import InputError, parse_toml
 from ..mqtt.client import Broker
-from ..rules import engine as engine_of
-from ..venue import deals as deals_
+from .. import deals as deals_
+from .. import rules as rules_
 
 __all__ = ["ConfigError", "TableConfig", "Device", "Clocks", "DealPlan", "VenueLink", "load", "load_text", "EXAMPLE",
-           "EXAMPLE_VENUE"]
+           "EXAMPLE_VENUE", "example_text", "example_leftovers"]
 
-SEATS = ("E", "N", "W", "S")
+SEATS = rules_.game(rules_.DEFAULT_GAME).seats  # `paizhuo provision`'s seat blocks; a table uses its game's
 SPARE = "spare"  # a device's seat for a spare board: it plays no seat until a referee's replace
 LANGS = ("zh", "en")
 _DEV_ID = re.compile(r"^[A-Za-z0-9_-]{1,32}$")
@@ -77,7 +77,7 @@ class Device:
 
 class Clocks:
     """The hub's clock settings.  Decision limits come from the engine (``time_limit``),
-    whose defaults are RULES.md's 15 s 明牌, 15 s 加倍, 25 s per turn; ``scale`` multiplies
+    whose defaults are the game's timers in RULES.md; ``scale`` multiplies
     them (tests and demos use a small scale; a competition uses 1).
 
     - ``grace_ms``: how long a seat may be absent before the bot plays for it (托管).
@@ -126,13 +126,14 @@ class VenueLink(Broker):
 
 
 class DealPlan:
-    """The deals this table plays, in order: a list of :class:`paizhuo.venue.deals.DealRecord`."""
+    """The deals this table plays, in order: a list of :class:`paizhuo.deals.DealRecord`."""
 
-    __slots__ = ("records", "source")
+    __slots__ = ("records", "source", "key")
 
-    def __init__(self, records, source):
+    def __init__(self, records, source, key=None):
         self.records = records
         self.source = source  # "inline" or "secret" or "round_key"
+        self.key = key  # the round key (bytes) a match's later deals derive from; None for inline deals
 
     def __len__(self):
         return len(self.records)
@@ -189,9 +190,9 @@ def load(path):
 def load_text(text, file="table.toml", base=None):
     """Check a configuration given as TOML text; ``file`` names it in errors."""
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise ConfigError(file, "", "is not valid TOML: %s" % e, "不是有效的 TOML：%s" % e, "bad_toml") from None
+        data = parse_toml(text, "")
+    except InputError as e:   # not TOML, nested too deep, NUL or lone surrogates, huge numbers
+        raise ConfigError(file, e.path, ("is " if e.code == "bad_toml" else "") + e.what[0], e.what[1], e.code) from None
     return _build(data, file, base or os.getcwd(), hashlib.sha256(text.encode("utf-8")).hexdigest())
 
 
@@ -272,11 +273,15 @@ def _build(data, file, base, digest):
                "必须是 1 到 32 个 A-Z a-z 0-9 - _ 字符（每次握手都会发送），而不是 %r" % (hub,), "bad_hub_id")
     table = _ident(t, "id")
     event = _ident(t, "event")
-    game = t.get("game", "str", "bigtwo")
+    game = t.get("game", "str", rules_.DEFAULT_GAME)
     try:
-        engine = engine_of(game)
+        registered = rules_.game(game)
     except ValueError as e:
-        t.fail("game", str(e), "未知的项目 %r" % (game,), "unknown_game")
+        t.fail("game", str(e), "未知的项目 %r；可用的项目：%s" % (game, "、".join(sorted(rules_.GAMES))), "unknown_game")
+    if not registered.at_table:
+        t.fail("game", "%s has a rules engine but no table hub yet (its seat screens come next)" % game,
+               "%s 已有规则引擎，但牌桌尚不支持" % game, "no_table_game")
+    engine, seats = registered.engine, registered.seats
     lang = t.get("lang", "str", "zh")
     if lang not in LANGS:
         t.fail("lang", "must be \"zh\" or \"en\", not %r" % (lang,), "必须是 \"zh\" 或 \"en\"，而不是 %r" % (lang,))
@@ -284,6 +289,11 @@ def _build(data, file, base, digest):
     if not log:
         t.fail("log", "must name the event log file, like \"table7.sqlite\"", "必须给出事件日志文件名")
     log = os.path.join(base, log)
+    # A folder is never a log (SQLite would only say "unable to open database file" at the start);
+    # a missing folder is found when the hub opens the log (the file may be meant for another machine).
+    if os.path.isdir(log):
+        t.fail("log", "is a folder (%s): name a file in it, like \"table7.sqlite\"" % log,
+               "是一个文件夹（%s）：请给出其中的文件名，如 \"table7.sqlite\"" % log, "bad_log")
     t.done()
 
     rules_table = top.get("rules", "table", {})
@@ -291,7 +301,7 @@ def _build(data, file, base, digest):
         rules = engine.Rules.from_dict(rules_table)
     except (ValueError, TypeError) as e:
         raise ConfigError(file, "rules", "%s (see docs/rules-options.md)" % e,
-                          "规则选项错误：%s（见 docs/rules-options.md）" % e, "bad_rules") from None
+                          "规则选项错误：%s（见 docs/rules-options.md）" % getattr(e, "zh", e), "bad_rules") from None
 
     c = top.section("clock")
     scale = c.get("scale", "num", 1.0)
@@ -311,10 +321,10 @@ def _build(data, file, base, digest):
 
     sb = top.section("seats")
     bots = sb.get("bots", "list", [])
-    if not all(isinstance(b, str) and b in SEATS for b in bots) or len(set(bots)) != len(bots):
+    if not all(isinstance(b, str) and b in seats for b in bots) or len(set(bots)) != len(bots):
         sb.fail("bots", "must list seats E, N, W, S (each once) that the hub's bot plays, not %r" % (bots,),
                 "必须列出由主机机器人打的座位 E、N、W、S（每个一次），而不是 %r" % (bots,), "bad_seat")
-    bots = tuple(s for s in SEATS if s in bots)
+    bots = tuple(s for s in seats if s in bots)
     bot_think_ms = sb.seconds("bot_think_seconds", 0.5, 0, 60)
     # How often a bot seat makes a person's offhand choice (simulated fields; 0 for 人机赛 and 托管).
     bot_whim = sb.get("bot_whim", "num", 0.0)
@@ -322,7 +332,7 @@ def _build(data, file, base, digest):
         sb.fail("bot_whim", "must be from 0 to 1 (a share of the bot's decisions), not %r" % (bot_whim,),
                 "必须在 0 到 1 之间（机器人随意出牌的比例），而不是 %r" % (bot_whim,), "out_of_range")
     sb.done()
-    all_bots = len(bots) == len(SEATS)  # a table of bots only needs no boards and no ports
+    all_bots = len(bots) == len(seats)  # a table of bots only needs no boards and no ports
 
     ln = top.section("link", required=not all_bots)
     ports = ln.get("ports", "list", required=not all_bots)
@@ -354,7 +364,7 @@ def _build(data, file, base, digest):
             d.fail("key", "must be the 64 hex digits of the 32-byte device key staff provisioned (got %d characters)"
                    % len(key), "必须是工作人员配置的 32 字节设备密钥的 64 位十六进制（现为 %d 个字符）" % len(key), "bad_key")
         seat = d.get("seat", "str", required=True)
-        if seat not in SEATS and seat != SPARE:
+        if seat not in seats and seat != SPARE:
             d.fail("seat", "must be one of E, N, W, S (or \"spare\" for a spare board), not %r" % (seat,),
                    "必须是 E、N、W、S 之一（备用板为 \"spare\"），而不是 %r" % (seat,), "bad_seat")
         if seat in bots:
@@ -387,7 +397,7 @@ def _build(data, file, base, digest):
     players = {}
     pl = top.section("players")
     for seat in list(pl.data):
-        if seat not in SEATS:
+        if seat not in seats:
             pl.fail(seat, "is not a seat: use players.E, players.N, players.W, players.S",
                     "不是座位：请用 players.E、players.N、players.W、players.S", "bad_seat")
         p = pl.section(seat)
@@ -487,6 +497,7 @@ def _venue(r, hub, log, base):
 def _deal_plan(r, game):
     """``[deals]``: either generated (``secret`` or ``round_key``, with ``round``, ``group``,
     ``boards``) or given inline (``[[deals.inline]]`` with ``board`` and the four hands)."""
+    seats = rules_.game(game).seats
     inline = r.get("inline", "list", None)
     secret = r.get("secret", "str", None)
     round_key = r.get("round_key", "str", None)
@@ -504,6 +515,7 @@ def _deal_plan(r, game):
         if value < 1:
             r.fail(name, "must be a whole number from 1, not %r" % value, "必须是从 1 开始的整数", "out_of_range")
     records = []
+    key_bytes = None
     if inline is not None:
         if boards is not None:
             r.fail("boards", "goes with secret or round_key; inline deals carry their own board numbers",
@@ -515,8 +527,8 @@ def _deal_plan(r, game):
             if not isinstance(item, dict):
                 r.fail(key, "must be a table with board and the hands E, N, W, S", "必须是包含 board 与 E、N、W、S 手牌的表")
             board = item.get("board", i + 1)
-            hands = {s: item[s] for s in item if s in SEATS}
-            extra = sorted(set(item) - set(SEATS) - {"board"})
+            hands = {s: item[s] for s in item if s in seats}
+            extra = sorted(set(item) - set(seats) - {"board"})
             if extra:
                 r.fail(key, "unknown keys %s: a deal has board and E, N, W, S" % ", ".join(extra),
                        "未知的项 %s：牌局只有 board 与 E、N、W、S" % "、".join(extra), "unknown_key")
@@ -547,7 +559,16 @@ def _deal_plan(r, game):
                     raise deals_.DealError("a board is named twice", "有牌号重复", "bad_boards")
                 numbers = list(boards)
             if secret is not None:
-                key_bytes = deals_.round_key(deals_.parse_secret(secret), rnd)
+                secret_bytes = deals_.parse_secret(secret)
+                if len(secret_bytes) < deals_.SHORT_SECRET:
+                    # as event.toml: published deals would let someone guess a short secret
+                    raise deals_.DealError("secret is %d bytes; an event secret has at least %d (32 random bytes "
+                                           "is best): a short one can be guessed from the published deals"
+                                           % (len(secret_bytes), deals_.SHORT_SECRET),
+                                           "secret 只有 %d 字节；比赛密钥至少 %d 字节（最好 32 个随机字节）："
+                                           "过短的密钥可从公布的牌局猜出" % (len(secret_bytes), deals_.SHORT_SECRET),
+                                           "short_secret")
+                key_bytes = deals_.round_key(secret_bytes, rnd)
                 source = "secret"
             else:
                 if not _HEX64.fullmatch(round_key):
@@ -560,7 +581,7 @@ def _deal_plan(r, game):
             r.fail("boards" if e.code == "bad_boards" else ("secret" if secret is not None else "round_key"),
                    e.en, e.zh, e.code)
     r.done()
-    return DealPlan(records, source)
+    return DealPlan(records, source, key_bytes)
 
 
 EXAMPLE = """\
@@ -571,12 +592,12 @@ EXAMPLE = """\
 hub = "T07"               # this hub's id (shown in the challenge)
 id = "7"                  # table number
 event = "2026 national"   # event name
-game = "bigtwo"
+game = "%(game)s"%(pad)s# any game of `paizhuo rules serve`'s games op (default %(game)s)
 lang = "zh"               # seat language: zh or en
 log = "table7.sqlite"     # the event log, relative to this file
 
-[rules]                   # the engine's rule options (docs/rules-options.md)
-turn_seconds = 25
+[rules]                   # the game engine's rule options (docs/rules-options.md), e.g.
+# turn_seconds = 25
 
 [clock]
 grace_seconds = 30        # 托管: an absent seat is played by the bot after this
@@ -618,14 +639,14 @@ EXAMPLE_VENUE = """\
 hub = "T07"               # this hub's id: also its broker username by default
 id = "7"                  # table number (the venue's [[tables]] table)
 event = "2026 national"   # event name shown on the seats
-game = "bigtwo"
+game = "%(game)s"%(pad)s# the game of the venue's event (its round specs say it too)
 log = "table7.sqlite"     # one log for every round at this table
 
 [venue]
 broker = "127.0.0.1:1883"        # the venue's MQTT broker (host:port)
 event = "demo"                   # the event id of the venue's event.toml
 # username = "T07"               # default: [table] hub
-# password_file = "T07.pass"     # from `paizhuo broker`; mode 0600 (none for the embedded demo broker)
+# password_file = "T07.pass"     # from `paizhuo broker` (or the venue's embedded-broker folder); mode 0600
 # outbox = "table7-outbox.sqlite"  # default: <log name>-outbox.sqlite
 keepalive_seconds = 5            # the venue sees the hub offline within about 1.5 × this
 # tls_ca = "venue-ca.pem"        # the venue CA (PEM) when the broker listens with TLS (docs/venue.md)
@@ -655,3 +676,51 @@ seat = "S"
 key = "808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
 seat = "spare"
 """
+
+# The examples name the registry's default game, never a game of their own.
+_FILL = {"game": rules_.DEFAULT_GAME, "pad": " " * max(1, 17 - len(rules_.DEFAULT_GAME))}
+EXAMPLE, EXAMPLE_VENUE = EXAMPLE % _FILL, EXAMPLE_VENUE % _FILL
+
+
+# The examples above are published with the source, so their keys and secret are known to
+# anyone: `paizhuo hub example` prints them with fresh ones (example_text), and `paizhuo hub`
+# refuses a configuration that still holds one (example_leftovers).
+_EXAMPLE_KEYS = tuple(bytes(range(32 * i, 32 * i + 32)) for i in range(5))
+_EXAMPLE_SECRET = "text:demo event secret"
+
+
+def example_text(venue=False):
+    """:data:`EXAMPLE` (or :data:`EXAMPLE_VENUE`) with a fresh random key for every device and a
+    fresh deal secret: what ``paizhuo hub example`` prints.
+
+    >>> a, b = example_text(), example_text()
+    >>> a != b and load_text(a, "t.toml").devices["S-0001"].key not in _EXAMPLE_KEYS
+    True
+    """
+    import secrets
+    text = EXAMPLE_VENUE if venue else EXAMPLE
+    for key in _EXAMPLE_KEYS:
+        text = text.replace(key.hex(), secrets.token_hex(32))
+    return text.replace('"%s"' % _EXAMPLE_SECRET, '"hex:%s"' % secrets.token_hex(32))
+
+
+def example_leftovers(cfg):
+    """What ``cfg`` still has from the published examples, as ``[(key, en, zh)]``: device keys
+    anyone can sign with, a deal secret anyone can deal from.  Empty for a real configuration."""
+    found = []
+    for d in sorted(cfg.devices.values(), key=lambda d: d.id):
+        if d.key in _EXAMPLE_KEYS:
+            found.append(("devices.%s.key" % d.id,
+                          "is the published example's key: anyone with the paizhuo sources can sign this board's "
+                          "frames. Give the board its own key: paizhuo provision board --dev %s --out seat.json" % d.id,
+                          "是公开示例中的密钥：任何拿到 paizhuo 源码的人都能伪造此板的消息。请为此板生成自己的密钥："
+                          "paizhuo provision board --dev %s --out seat.json" % d.id))
+    if cfg.deals.source == "secret" and cfg.deals.records:
+        r = cfg.deals.records[0]
+        key = deals_.round_key(deals_.parse_secret(_EXAMPLE_SECRET), r.round)
+        if deals_.deal_from_round_key(key, cfg.game, r.group, r.board, round=r.round).hash == r.hash:
+            found.append(("deals.secret", "is the published example's secret: anyone can compute these deals. Make "
+                          "32 random bytes: python3 -c \"import secrets; print('hex:' + secrets.token_hex(32))\"",
+                          "是公开示例中的密钥：任何人都能算出这些牌。请生成 32 个随机字节：python3 -c \"import secrets; "
+                          "print('hex:' + secrets.token_hex(32))\""))
+    return found

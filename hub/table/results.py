@@ -1,4 +1,4 @@
-"""A table log's finished deals as result rows: what the venue scores.
+"""A table log's finished boards as result rows: what the venue scores.
 
 One row per seat per finished deal, in the shape ``paizhuo score`` and the venue store take
 (``player``, ``board``, ``seat``, ``table``, ``score``, ``think_ms``, ``group``, ``round``)
@@ -35,11 +35,13 @@ def result_id(hub, table, rnd, group, board, seat):
 
 
 class ResultBuilder:
-    """Reads a table log entry by entry (in order) and makes each finished deal's result.
+    """Reads a table log entry by entry (in order) and makes each finished board's result.
 
     :meth:`feed` returns, for a ``result`` entry, ``{"round", "group", "board", "deal",
-    "deal_hash", "rows": [4 rows], "record": {"deal", "actions", "result"}}`` — the body of
-    the uplink's ``result`` message — and None for any other entry.  It keeps only the
+    "deal_hash", "rows": [4 rows], "record"}`` — the body of the uplink's ``result`` message —
+    and None for any other entry.  ``record`` is the board's: a one-deal board's ``{"deal",
+    "actions", "result"}``, a match game's ``Match.record()``; each row's score is the board
+    result's ``scores`` (docs/protocol.md § Boards and matches).  It keeps only the
     rounds and the deal in progress, so the uplink can feed it live from ``on_entry``.
     """
 
@@ -60,7 +62,7 @@ class ResultBuilder:
                 self.rounds[-1] = rnd
             else:
                 self.rounds.append(rnd)
-        elif e.kind == "deal_start":
+        elif e.kind == "deal_start" and b.get("n", 1) == 1:  # a board's start (a match's later deals are in it)
             self._start = b
             self._actions = []
         elif e.kind == "action":
@@ -104,8 +106,10 @@ class ResultBuilder:
                 "bot": seat in bots,
             })
         self._start = None
+        # The board's record: a match game logs it with the result; a one-deal board's is its deal's.
+        record = b.get("record") or {"deal": rec, "actions": list(self._actions), "result": res}
         return {"round": rnd, "group": group, "board": b["board"], "deal": b["deal"], "deal_hash": b["deal_hash"],
-                "rows": rows, "record": {"deal": rec, "actions": list(self._actions), "result": res}}
+                "rows": rows, "record": record}
 
 
 def result_rows(entries, cfg):

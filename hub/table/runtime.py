@@ -26,15 +26,23 @@ round starts (docs/movement-and-deals.md).  The referee's controls (pause, resum
 board, acknowledge a call, a note to the seats) are methods too; every refusal is a
 :class:`TableError`.
 
-Clocks are the hub's.  A decision's limit is the engine's ``time_limit()`` (15 s 明牌, 15 s
-加倍, 25 s per turn by default) times ``[clock] scale``.  The 明牌 clock is one clock for all
-four seats; 加倍 and each play have their own.  At expiry the hub applies the engine's
-``default_action`` marked ``auto``.  Think time is measured by the hub: the time the
-decision's clock has run when the intent arrives (so pauses and hub downtime never count).
+Clocks are the hub's.  A decision's limit is the engine's ``time_limit()`` (the game's
+RULES.md timers) times ``[clock] scale``.  In a phase the engine lists as ``SIMULTANEOUS``
+(several seats decide at once) one clock runs for all of them; every other decision has its
+own.  At expiry the hub applies the engine's ``default_action`` marked ``auto``.  Think time
+is measured by the hub: the time the decision's clock has run when the intent arrives (so
+pauses and hub downtime never count).
+
+Boards: the venue scores a board, which is one deal or, for a match game, a match of deals
+(the registry's ``new_board``).  The hub plays a match deal by deal, each logged like a
+one-deal board's deal (``deal_start`` with its number ``n``, actions, clocks) and closed by a
+``deal_end``; the board's ``result`` follows its last deal.  A match's later deals derive
+from the round key (``deals.deal_from_round_key(..., deal=n)``).
 """
 
 import asyncio
 import collections
+import copy
 import hashlib
 import os
 import re
@@ -44,28 +52,39 @@ import traceback
 
 from paizhuo_shared import link
 
-from ..bots.bigtwo import BigTwoBot
+from .. import deals as deals_
+from .. import rules as rules_
 from ..errors import CodedError
-from ..rules import bigtwo
-from ..venue import deals as deals_
+from ..inputs import InputError, check_tree
+from . import eventlog as eventlog_
 from . import history as history_
-from .eventlog import EventLog
+from .eventlog import EventLog, LogError
 from .transport import SerialTransport, TransportError
 
 __all__ = ["Table", "TableError", "DecisionClock"]
 
-SEATS = bigtwo.SEATS
 REOPEN_SECONDS = 0.5  # a port that failed or dropped is tried again this often
 CALL_INTERVAL = 2.0  # 叫裁判: a seat's calls closer together than this are counted, not logged again
 BURST_COUNT = 10  # this many refused frames from one seat or port ...
 BURST_SECONDS = 10.0  # ... within this window raise one reject_burst alert per window
+# Answers to frames outside a session (rejects, and the challenge after no_session) cost a write
+# each and anyone on the wire can ask for them: a token bucket per port, this many a second
+# after a first burst; the rest are counted, not answered (reported with the reject_burst alert).
+PLAIN_REPLY_RATE = 5.0
+PLAIN_REPLY_BURST = 10
+# Codes of a session frame that anyone on the wire could have sent: refused before its tag
+# checked out, or a copy of one already received (replayed from a recording).
+_NOT_FROM_THE_SEAT = ("too_long", "not_frame", "bad_tag", "replay")
 NOTE_MAX = 200  # characters of a referee's note, per language (a seat frame holds 4096 bytes)
 SEAT_EN = {"E": "East", "N": "North", "W": "West", "S": "South"}
 SEAT_ZH = {"E": "东家", "N": "北家", "W": "西家", "S": "南家"}
 _SPEC_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _TEXT_ID = re.compile(r"^[^\x00-\x1f]{1,64}$")
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
-_SPEC_FIELDS = ("v", "id", "round", "group", "game", "table", "boards", "deal_hashes", "players", "moves")
+# Entries after which the hub keeps its log's head (eventlog.head_path): the ends of deals and of
+# hub runs, not every action (that would double the disk writes of a move).
+KEEP_HEAD = ("hub_start", "hub_stop", "result", "waiting", "round_start", "log_override")
+_SPEC_FIELDS = ("v", "id", "round", "group", "game", "table", "boards", "deal_hashes", "players", "moves", "rules")
 
 
 class TableError(CodedError):
@@ -129,7 +148,7 @@ class _Conn:
     """One port: its transport, line reader, current challenge and (after hello) session."""
 
     __slots__ = ("transport", "reader", "nonce", "session", "dev", "seat", "last_rx", "fw", "board", "calls_at",
-                 "refused")
+                 "refused", "reply_tokens", "reply_at", "unanswered")
 
     def __init__(self, transport):
         self.transport = transport
@@ -142,18 +161,22 @@ class _Conn:
         self.fw = None
         self.board = None
         self.calls_at = -1e9
-        self.refused = collections.deque()  # (monotonic time, code) of recent rejects: burst detection
+        # (monotonic time, code) of recent rejects: burst detection (capped: a flood must not grow it)
+        self.refused = collections.deque(maxlen=BURST_COUNT * 100)
+        self.reply_tokens = float(PLAIN_REPLY_BURST)  # answers outside a session (PLAIN_REPLY_RATE)
+        self.reply_at = None
+        self.unanswered = 0     # frames outside a session not answered since the last reject_burst alert
 
     @property
     def name(self):
         return self.transport.name
 
     def send(self, msg):
-        """Seal ``msg`` in this port's session and queue it (False if there is no session)."""
+        """Seal ``msg`` in this port's session and queue it; False if there is no session or
+        the transport dropped the frame (the seat is not reading what was queued before)."""
         if self.session is None:
             return False
-        self.transport.write(self.session.seal(msg))
-        return True
+        return self.transport.write(self.session.seal(msg)) is not False
 
     def send_plain(self, msg):
         """A frame outside any session (challenge, pre-session reject): s=0, empty key."""
@@ -173,15 +196,23 @@ class Table:
     - ``on_change()``: called (soon, from the event loop, once per burst of changes) after
       the table's state changed: anything :meth:`snapshot` shows.
     - ``monotonic``: the clock (seconds); ``wall_ms`` the wall time for log entries.
+    - ``override_log``: a referee's reason to start on a log that fails its start-up check
+      (a broken chain, or shorter than the head the hub kept); it is logged with the findings.
     """
 
     def __init__(self, config, transports=None, on_alert=None, on_entry=None, monotonic=None, wall_ms=None,
-                 on_change=None):
+                 on_change=None, override_log=None):
         self.config = config
+        self.override_log = override_log
+        self.head_file = eventlog_.head_path(config.log)
         self.now = monotonic or time.monotonic
         self.wall_ms = wall_ms or (lambda: int(time.time() * 1000))
         self.on_alert = on_alert or (lambda alert: None)
         self.on_entry = on_entry or (lambda entry: None)
+        # The configured game, from the one registry: its engine, bot and seats (never named here).
+        self.game_of = rules_.game(config.game)
+        self.engine = self.game_of.engine
+        self.seats = self.game_of.seats
         self.on_change = on_change or (lambda: None)
         if transports is None:
             transports = [SerialTransport(p, config.baudrate) for p in config.ports]
@@ -191,23 +222,30 @@ class Table:
         base = None
         if recs:  # the configuration's [deals]: a round that needs no venue start and no check-in
             base = history_.RoundPlan(recs[0].round, recs[0].group, recs, config.players, venue=False,
-                                      game=config.game, table=config.table)
+                                      game=config.game, table=config.table, key=config.deals.key)
         self.book = history_.Plan(base)
         self.plan = self.book.records
         # Which board plays which seat: the configuration's, changed by a referee's replace.
-        self.seat_dev = {s: None for s in SEATS}
+        self.seat_dev = {s: None for s in self.seats}
         for d in config.devices.values():
             if d.seat in self.seat_dev:
                 self.seat_dev[d.seat] = d.id
         self.game = None  # the engine of the current (or last) deal
-        self.deal_index = None
+        self.board = None  # the board (registry's new_board) the current (or last) deal belongs to
+        self.deal_index = None  # the plan index of that board
+        self.deal_n = None  # the deal's number in its board (a match game's board has several)
+        self.deal_rec = None  # the DealRecord of that deal
         self.clock = None
+        self.board_ms = 0  # a timed board's elapsed time (ms) up to board_t0 ...
+        self.board_t0 = None  # ... and the monotonic time it runs from; None: not running
         self.paused = None  # the pause body while the referee holds the table
+        self.ended = {}  # plan index -> board_end body: boards a referee ended unplayed (a forfeit)
         self.screen = "waiting"
         self.last_result = None
+        self.board_scores = {}  # plan index -> the logged board result's scores: the seats' round totals
         self.deal_due = None  # (monotonic) when the next deal may start; None: none planned
-        self.seat_conn = {s: None for s in SEATS}
-        self.absent_since = {s: self.now() for s in SEATS}
+        self.seat_conn = {s: None for s in self.seats}
+        self.absent_since = {s: self.now() for s in self.seats}
         self.rejects = {}  # seat or port -> {code: count}, since the hub started
         self._rejects_unlogged = {}
         self.bots, self.seat_bots = self._bots(None)
@@ -218,6 +256,8 @@ class Table:
         self._offline_alerted = set()  # seats whose seat_offline alert has not been answered by seat_online
         self._burst_at = {}  # seat or port -> when its last reject_burst alert went out
         self._change_pending = False
+        self._kept = None  # (seq, hash) last written to head_file by this process
+        self._checked = False  # the log passed its start-up check (or a referee overrode it)
         self.internal_errors = 0  # frames whose handling hit a hub bug (tests require none)
 
     # ---- life cycle --------------------------------------------------------------------
@@ -258,15 +298,68 @@ class Table:
                 traceback.print_exc()
             self.log.close()
 
+    def _check_log(self):
+        """Refuse a log that is damaged, broken or shorter than the head this hub kept — unless a
+        referee overrides, which is logged (reason and findings) before anything else."""
+        problems = self.log.problems()
+        try:
+            kept = eventlog_.read_head(self.head_file)
+        except LogError as e:
+            problems.append((e.en, e.zh))
+            kept = None
+        if kept is not None:
+            short = eventlog_.check_head(self.log.db, kept["table"], kept["seq"], kept["hash"],
+                                         "published (the hub's kept head %s)" % self.head_file,
+                                         "发布（主机保存的链头 %s）" % self.head_file)
+            if short is not None:
+                problems.append(short)
+        if not problems:
+            self._checked = True
+            return
+        log = self.config.log
+        if not self.override_log:
+            raise TableError(
+                "log_refused",
+                "the log %s cannot be trusted, so the hub does not start: %s. Nothing was changed. Keep the log and %s "
+                "for the referee and check it with: paizhuo hub verify --log %s (with --anchor and the venue's "
+                "anchors). To play on with this log anyway, a referee starts the hub with --override-log \"reason\" "
+                "(the override is logged); or give a new file in [table] log"
+                % (log, "; ".join(en for en, zh in problems), self.head_file, log),
+                "日志 %s 不可信，主机不启动：%s。未做任何改动。请保留该日志和 %s 交给裁判，并用 paizhuo hub verify --log %s"
+                "（加 --anchor 与场馆的锚点文件）检查。若仍要用此日志继续，须由裁判以 --override-log \"原因\" 启动主机"
+                "（该操作会记入日志）；或在 [table] log 中换新文件"
+                % (log, "；".join(zh for en, zh in problems), self.head_file, log))
+        self._checked = True
+        self._append([("log_override", {"reason": str(self.override_log), "by": "referee",
+                                        "problems": [en for en, zh in problems], "kept": kept})])
+
+    def keep_head(self):
+        """Keep the log's head beside it (:func:`~paizhuo.table.eventlog.write_head`) before
+        anything names it outside; only once the start-up check has passed."""
+        if not self._checked:  # e.g. the uplink's rescan before the start: a cut log must not be kept
+            return
+        if self._kept == (self.log.last_seq, self.log.last_hash):
+            return
+        try:
+            eventlog_.write_head(self.head_file, self.config.hub, self.log.table_id, self.log.last_seq,
+                                 self.log.last_hash)
+            self._kept = (self.log.last_seq, self.log.last_hash)
+        except OSError as e:  # the log itself is fine: say it, keep serving
+            self._alert("log_failed", error="cannot keep the log head in %s: %s" % (self.head_file, e))
+
     def _restore(self):
         """Resume from the log: the deal in progress at its turn with its remaining clock."""
+        self._check_log()
         try:
-            hist = history_.TableHistory.from_entries(self.log.entries())
+            entries = self.log.entries()
+            hist = history_.TableHistory.from_entries(entries)
         except history_.HistoryError as e:
             raise TableError("log_broken", "the log %s does not replay (%s): run paizhuo hub verify --log on it, "
                              "keep it for the referee and give a new file in [table] log" % (self.config.log, e.en),
                              "日志 %s 无法重放（%s）：请用 paizhuo hub verify 检查并保留给裁判，并在 [table] log 中换新文件"
                              % (self.config.log, e.zh)) from None
+        for e in entries:
+            self._note_scores(e)
         for rnd in hist.rounds:
             logged = rnd.start
             self.book.add(rnd)  # sets rnd.start: the configuration's deals come first
@@ -278,6 +371,7 @@ class Table:
                     "日志 %s 中第 %s 轮的位置与本配置不符（[deals] 已改）：请在 [table] log 中换新文件"
                     % (self.config.log, rnd.round))
         self.plan = self.book.records
+        self.ended = dict(hist.ended)
         for seat, dev in hist.devices.items():
             if seat in self.seat_dev:
                 self.seat_dev[seat] = dev
@@ -291,13 +385,33 @@ class Table:
                     "日志 %s 中第 %d 副牌与本配置不符：该日志属于另一组牌；请在 [table] log 中换新文件"
                     % (self.config.log, d.index + 1))
         now = self.now()
-        self.absent_since = {s: now for s in SEATS}  # the grace period runs from the hub's start
+        self.absent_since = {s: now for s in self.seats}  # the grace period runs from the hub's start
         cur = hist.current
         items = [("hub_start", {"hub": self.config.hub, "config": self.config.digest,
                                 "resumed": None if cur is None else cur.index, "pid": os.getpid()})]
+        if cur is not None and cur.game.phase == self.engine.OVER and not cur.ended:
+            # The deal's last action is logged but not its end (an end cut off, started on a
+            # referee's override): the end follows from the actions, so log it now.
+            self.deal_index, self.deal_n = cur.index, cur.n
+            self.deal_rec = deals_.DealRecord.from_dict(cur.parts[-1][0])
+            self.board = cur.match
+            self._restore_board_time(cur, now)
+            trial, ends = self._end_items(cur.match, cur.game, now)
+            items += ends
+            cur.match, cur.ended = trial, True
+            cur.deal_result = ends[0][1]["result"]
+            if trial.over:
+                cur.result = ends[-1][1]
+        if cur is not None and cur.finished:
+            cur = None
         if cur is not None:
             self.game = cur.game
+            self.board = cur.match
             self.deal_index = cur.index
+            self.deal_n = cur.n
+            self.deal_rec = deals_.DealRecord.from_dict(cur.parts[-1][0])
+            self._restore_board_time(cur, now)
+        if cur is not None and not cur.ended:
             self.screen = "deal"
             key = self._decision_key()
             limit = self._limit_ms()
@@ -321,12 +435,18 @@ class Table:
                 self.screen = "paused"
                 self.clock.seq = cur.paused["seq"]
             else:
-                items.append(("clock", self.clock.body(self.deal_index, now, "restart")))
+                items.append(("clock", self._timed(self.clock.body(self.deal_index, now, "restart"), now)))
+        elif cur is not None:  # between two deals of a match: the last deal's result, then the next deal
+            self.last_result = cur.deal_result
+            self.screen = "result"
+            self.deal_due = now + self.config.clocks.next_deal_ms / 1000.0
         elif hist.deals:
             last = hist.deals[-1]
             self.game = last.game
+            self.board = last.match
             self.deal_index = last.index
-            self.last_result = last.result["result"]
+            self.deal_n = last.n
+            self.last_result = last.result["result"] if last.result is not None else None
             if last.index + 1 < len(self.plan):
                 self.screen = "result"
                 self.deal_due = now + self.config.clocks.next_deal_ms / 1000.0
@@ -338,16 +458,90 @@ class Table:
         if self.clock is not None and not self.clock.paused:
             self.clock.seq = written[-1].seq
 
+    def _restore_board_time(self, cur, now):
+        """A timed board's elapsed time as the log has it: the last logged ``board_ms``, plus
+        what the decision clock's checkpoint says ran after it (so a killed hub loses at most
+        one checkpoint interval); the time the hub was down does not count."""
+        if self._board_limit() is None:
+            return
+        ms = cur.board_ms or 0
+        mark = self.log.clock_mark()
+        clock = cur.clock
+        if (cur.paused is None and not cur.ended and clock is not None and cur.board_ms_seq == clock["seq"]
+                and mark is not None and mark[0] == clock["seq"]):
+            ms += max(0, clock["remaining_ms"] - mark[2])
+        self.board_ms = ms
+        self.board_t0 = None if cur.paused is not None or self.board.over else now
+
+    # ---- a timed board (a match's time limit) -------------------------------------------
+
+    def _board_limit(self, board=None):
+        """The board's time limit in ms (its ``time_limit_ms()``, e.g. a match's minutes, times
+        ``[clock] scale`` like every clock of the game), or None."""
+        board = self.board if board is None else board
+        limit = getattr(board, "time_limit_ms", None)
+        limit = None if limit is None else limit()
+        return None if limit is None else self.config.clocks.limit_ms(limit / 1000.0)
+
+    def _board_elapsed(self, now):
+        if self.board_t0 is None:
+            return self.board_ms
+        return self.board_ms + int(round((now - self.board_t0) * 1000))
+
+    def _board_running(self, now, run):
+        """Stop (pause, the board's end) or start counting the board's time."""
+        self.board_ms = self._board_elapsed(now)
+        self.board_t0 = now if run else None
+
+    def _timed(self, body, now, board=None):
+        """``body`` with the board's elapsed time (``board_ms``) when the board is timed: the log
+        keeps it, so a restarted hub goes on with the same remaining time."""
+        if self._board_limit(board) is not None:
+            body["board_ms"] = self._board_elapsed(now)
+        return body
+
+    def _progress(self, now=None):
+        """The board's ``progress()`` and, for a timed board, the time it has left."""
+        p = self.board.progress()
+        ended = self.ended.get(self.deal_index)
+        if ended is not None:  # the seats and the venue see who ended it and why
+            p["forfeited"] = {"by": ended["by"], "reason": ended["reason"]}
+        limit = self._board_limit()
+        if limit is not None:
+            p["time_left_ms"] = max(0, limit - self._board_elapsed(self.now() if now is None else now))
+        return p
+
+    def _check_time(self, now, due):
+        """Tell a timed board its time is up (logged first); until then, wake when it will be."""
+        limit = self._board_limit()
+        if limit is None or self.board_t0 is None or self.board.over or self.board.progress().get("time_up"):
+            return
+        left = limit - self._board_elapsed(now)
+        if left > 0:
+            due.append(now + left / 1000.0)
+            return
+        trial = copy.deepcopy(self.board)  # the board changes once the log has it
+        trial.time_up()
+        items = [("time_up", self._timed({"deal": self.deal_index, "n": self.deal_n, "limit_ms": limit}, now))]
+        if trial.over:  # between deals: the match ends now (no tie-break deal is due)
+            items.append(("result", self._result_body(trial)))
+        self._append_control(items)
+        self.board.time_up()
+        if self.board.over:
+            self._board_running(now, False)
+        self._send_state_all()
+
     def describe(self):
         """One line for staff: where the table stands."""
         rnd = self._active_round()
         if not self._deal_running() and rnd is not None and self._pending(rnd) and self.screen != "result":
-            checked = sum(1 for s in SEATS if s in rnd.checked or self._is_bot(s, rnd))
+            checked = sum(1 for s in self.seats if s in rnd.checked or self._is_bot(s, rnd))
             return "round %d: %s, %d of 4 seats checked in" % (
                 rnd.round, "started" if rnd.started else "waiting for the venue's start", checked)
         if self._deal_running():
-            return "deal %d of %d (board %s) at turn %d%s" % (
-                self.deal_index + 1, len(self.plan), self.plan[self.deal_index].board, len(self.game.actions),
+            return "deal %d of %d (board %s%s) at turn %d%s" % (
+                self.deal_index + 1, len(self.plan), self.plan[self.deal_index].board,
+                ", deal %d of its match" % self.deal_n if self.board.multi else "", len(self.game.actions),
                 ", paused" if self.paused is not None else "")
         if self.screen == "result":
             return "deal %d of %d finished, next deal pending" % (self.deal_index + 1, len(self.plan))
@@ -361,13 +555,21 @@ class Table:
 
     def _append(self, items):
         written = self.log.append_many(items)
+        if any(kind in KEEP_HEAD for kind, body in items):
+            self.keep_head()
         for e in written:
+            self._note_scores(e)
             try:
                 self.on_entry(e)
             except Exception:
                 traceback.print_exc()
         self._changed()
         return written
+
+    def _note_scores(self, e):
+        """Keep a logged board result's scores (by plan index) for the seats' round totals."""
+        if e.kind == "result" and isinstance(e.body.get("result"), dict):
+            self.board_scores[e.body.get("deal")] = e.body["result"].get("scores") or {}
 
     def _append_control(self, items):
         """Log a referee's or the venue's request before acting on it; a log that cannot be
@@ -420,18 +622,25 @@ class Table:
     # ---- what seats are told -------------------------------------------------------------
 
     def _decision_key(self):
-        g = self.game
-        if g is None or g.phase == bigtwo.OVER:
+        return self._key_of(self.game, self.board, self.deal_n)
+
+    def _key_of(self, g, board, n):
+        """The decision a deal ``g`` (deal ``n`` of ``board``) waits for: one clock runs per key."""
+        if g is None or g.phase == self.engine.OVER:
             return None
-        if g.phase == bigtwo.SHOW:
-            return "show"
-        return "t%d" % len(g.actions)
+        if g.phase in self.engine.SIMULTANEOUS:  # e.g. 明牌, 进贡: the seats decide at once, on one clock
+            key = g.phase
+        else:
+            key = "t%d" % len(g.actions)
+        if board.multi:  # a match's deals each have their own decisions
+            key = "%d:%s" % (n, key)
+        return key
 
     def _limit_ms(self):
         return self.config.clocks.limit_ms(self.game.time_limit())
 
     def _deal_running(self):
-        return self.game is not None and self.game.phase != bigtwo.OVER and self.screen in ("deal", "paused")
+        return self.game is not None and self.game.phase != self.engine.OVER and self.screen in ("deal", "paused")
 
     def _clock_msg(self, now=None):
         if self.clock is None or not self._deal_running():
@@ -449,16 +658,23 @@ class Table:
     def _seatmap(self, seat):
         rnd = self._active_round()
         m = {"table": self.config.table, "seat": seat, "player": self._players(rnd).get(seat), "next": None}
+        if self.plan and not self._deal_running() and self.screen == "waiting" and self._next_index() >= len(self.plan):
+            m["done"] = True  # every board of the plan is played: the seat says the round is over here
         if rnd is not None and rnd.venue:
             m["checked"] = seat in rnd.checked
             if self._pending(rnd):  # until the round's first deal: where this seat's last player goes
                 m["next"] = (rnd.moves or {}).get(seat)
+        # issue #12: the seat's running total this round, the sum of its logged board scores
+        scored = [sc.get(seat) for i, sc in self.board_scores.items()
+                  if isinstance(i, int) and (rnd is None or rnd.covers(i))]
+        if scored:
+            m["total"] = sum(x for x in scored if isinstance(x, int))
         return m
 
     def _state_msg(self, seat, now=None):
         g = self.game
         show_view = g is not None and self.screen in ("deal", "paused", "result")
-        return {
+        msg = {
             "t": "state",
             "screen": self.screen,
             "view": g.view(seat) if show_view else None,
@@ -468,15 +684,25 @@ class Table:
             "result": self.last_result if self.screen == "result" else None,
             "seatmap": self._seatmap(seat),
         }
+        if self.board is not None and self.board.multi:
+            msg["match"] = self._progress(now)  # levels, the deal number, time left: shown between deals too
+        return msg
 
     def _send(self, conn, msg):
         try:
-            conn.send(msg)
+            sent = conn.send(msg)
         except link.LinkError as e:  # a frame over MAX_FRAME is a hub bug: say so, keep going
             print("paizhuo hub: cannot send %s to %s: %s" % (msg.get("t"), conn.name, e.en), file=sys.stderr)
+            return
+        if not sent and conn.session is not None:
+            # The seat stopped reading and its queue is full: this frame is lost, so the
+            # session cannot go on.  It ends here (the seat goes offline, 托管 may step in);
+            # once the seat reads again its frames get no_session, and the new handshake
+            # brings it a full state.  Nothing more is queued for it meanwhile.
+            self._drop(conn, "not reading (output backed up)")
 
     def _broadcast(self, make):
-        for seat in SEATS:
+        for seat in self.seats:
             conn = self.seat_conn[seat]
             if conn is not None:
                 self._send(conn, make(seat))
@@ -495,7 +721,38 @@ class Table:
     # ---- deals -------------------------------------------------------------------------
 
     def _next_index(self):
-        return 0 if self.deal_index is None else self.deal_index + 1
+        """The plan index of the next deal: the same board while its match goes on; boards a
+        referee ended unplayed are skipped."""
+        if self.deal_index is None:
+            index = 0
+        else:
+            index = self.deal_index if self._match_goes_on() else self.deal_index + 1
+        while index in self.ended:
+            index += 1
+        return index
+
+    def _match_goes_on(self):
+        """The last deal ended and its board (a match) has more deals to play."""
+        return (self.board is not None and not self.board.over and not self._deal_running()
+                and self.deal_index not in self.ended)
+
+    def _deal_of(self, index, n):
+        """The DealRecord of deal ``n`` of the board at plan ``index``: deal 1 is the plan's; a
+        match's later deals derive from the round key (a hand-made first deal has none: then
+        from a key made of its hash, so a test or demo match still plays on reproducibly)."""
+        first = self.plan[index]
+        if n == 1:
+            return first
+        rnd = self.book.round_at(index)
+        key = rnd.key if rnd is not None and rnd.key is not None else hashlib.sha256(
+            ("paizhuo-hand-made-board|" + first.hash).encode()).digest()
+        return deals_.deal_from_round_key(key, first.game, first.group, first.board, round=first.round, deal=n)
+
+    def _rules_for(self, rnd):
+        """The rules a round is played under: the venue's (its spec's ``rules``), else table.toml's."""
+        if rnd is not None and rnd.rules is not None:
+            return self.engine.Rules.from_dict(rnd.rules)
+        return self.config.rules
 
     def _bots(self, deal_hash):
         """The bots of a deal, one per seat: for 托管 (its best play, always) and for bot seats
@@ -503,11 +760,11 @@ class Table:
         the same cards at another table meet other choices; a replay of this table's log is
         unaffected (the log holds every move a bot made)."""
         takeover, seated = {}, {}
-        for seat in SEATS:
+        for seat in self.seats:
             digest = hashlib.sha256(("%s|%s|%s" % (self.config.hub, deal_hash, seat)).encode()).digest()
             seed = int.from_bytes(digest[:8], "big")
-            takeover[seat] = BigTwoBot(seed=seed)
-            seated[seat] = BigTwoBot(seed=seed, whim=self.config.bot_whim)
+            takeover[seat] = self.game_of.new_bot(seed=seed)
+            seated[seat] = self.game_of.new_bot(seed=seed, whim=self.config.bot_whim)
         return takeover, seated
 
     def _start_deal(self, now):
@@ -518,26 +775,36 @@ class Table:
             self.deal_due = None
             self._show("waiting")
             return
-        rec = self.plan[index]
         rnd = self.book.round_at(index)
-        self.bots, self.seat_bots = self._bots(rec.hash)
-        game = history_.state_class(self.config.game)(rec.to_engine_deal(), self.config.rules)
+        if self._match_goes_on():  # the next deal of the match: a copy until the log has it
+            board = copy.deepcopy(self.board)
+            n = board.number
+        else:
+            board = self.game_of.new_board(self._rules_for(rnd))
+            n = 1
+            self.board_ms, self.board_t0 = 0, now  # a new board's time runs from its first deal's start
+        rec = self._deal_of(index, n)
+        game = board.start(rec.to_engine_deal())
         limit = self.config.clocks.limit_ms(game.time_limit())
-        clock = DecisionClock("show", 0, game.to_act(), limit, limit, now)
-        items = [("deal_start", {"deal": index, "board": rec.board, "deal_hash": rec.hash,
-                                 "deal_record": rec.to_dict(), "engine": game.record()})]
-        if rnd.venue and index == rnd.start:
+        body = {"deal": index, "board": rec.board, "deal_hash": rec.hash, "deal_record": rec.to_dict(),
+                "engine": game.record()}
+        if board.multi:
+            body["n"] = n
+        items = [("deal_start", self._timed(body, now, board))]
+        if rnd.venue and index == rnd.start and n == 1:
             # The grace period after the start passed: a connected seat that did not check in
             # plays anyway, and the referee can see that it did.
-            unchecked = [s for s in SEATS if not self._is_bot(s, rnd) and s not in rnd.checked
+            unchecked = [s for s in self.seats if not self._is_bot(s, rnd) and s not in rnd.checked
                          and self.seat_conn[s] is not None]
             if unchecked:
                 items.append(("unchecked", {"round": rnd.round, "seats": unchecked}))
-        items.append(("clock", clock.body(index, now, "start")))
+        clock = DecisionClock(self._key_of(game, board, n), 0, game.to_act(), limit, limit, now)
+        items.append(("clock", self._timed(clock.body(index, now, "start"), now, board)))
         # Logged first: if the write fails nothing has started and the scheduler tries again.
         written = self._append(items)
         clock.seq = written[-1].seq
-        self.game = game
+        self.bots, self.seat_bots = self._bots(rec.hash)
+        self.game, self.board, self.deal_n, self.deal_rec = game, board, n, rec
         self.deal_index = index
         self.screen = "deal"
         self.last_result = None
@@ -552,21 +819,21 @@ class Table:
         g = self.game
         index = self.deal_index
         turn = len(g.actions)
-        rec = self.plan[index]
         events = g.apply(action)  # in memory only until the log has it
         items = [("action", {"deal": index, "turn": turn, "action": action.to_dict(), "by": by})]
         new_clock = None
         result = None
-        if g.phase == bigtwo.OVER:
-            result = g.result().to_dict()
-            items.append(("result", {"deal": index, "board": rec.board, "deal_hash": rec.hash, "result": result,
-                                     "actions": len(g.actions)}))
+        board = self.board
+        if g.phase == self.engine.OVER:
+            board, ends = self._end_items(self.board, g, now)
+            items += ends
+            result = ends[0][1]["result"]  # the deal's (a one-deal board's result is its deal's)
         else:
             key = self._decision_key()
             if self.clock is None or self.clock.key != key:
                 limit = self._limit_ms()
                 new_clock = DecisionClock(key, turn + 1, g.to_act(), limit, limit, now)
-                items.append(("clock", new_clock.body(index, now, "start")))
+                items.append(("clock", self._timed(new_clock.body(index, now, "start"), now)))
         try:
             written = self._append(items)
         except Exception as e:
@@ -574,6 +841,7 @@ class Table:
             record = g.record()
             record["actions"] = record["actions"][:-1]
             self.game = type(g).from_record(record)
+            self.board.current = self.game  # the board (not finished: that was a copy) plays on with it
             traceback.print_exc()
             self._alert("log_failed", error=str(e))
             raise TableError("log_failed", "The table's log cannot be written: call a referee",
@@ -587,13 +855,45 @@ class Table:
         self._broadcast(lambda seat: {"t": "event", "events": events, "view": g.view(seat), "turn": turn_now,
                                       "clock": clock})
         if result is not None:
+            self.board = board
             self.clock = None
             self.screen = "result"
             self.last_result = result
-            self._broadcast(lambda seat: {"t": "result", "result": result})
+            if board.over:
+                self._board_running(now, False)
+            msg = {"t": "result", "result": result}
+            if board.multi:
+                msg["match"] = self._progress(now)
+            self._broadcast(lambda seat: msg)
+            self._broadcast(lambda seat: {"t": "seatmap", "seatmap": self._seatmap(seat)})  # its round total
             self._log_rejects()
             self.deal_due = now + self.config.clocks.next_deal_ms / 1000.0
         self._wake.set()
+
+    def _end_items(self, board, g, now=None):
+        """The log entries of the end of deal ``g`` (over) of ``board``, and the board after it
+        (a copy: ``board`` itself changes only once the log has them).  A match's deal ends
+        with a ``deal_end``; the board's end adds its ``result`` (what the venue scores)."""
+        trial = copy.deepcopy(board)
+        res = trial.finish(trial.current)
+        index, rec = self.deal_index, self.deal_rec
+        items = []
+        if trial.multi:
+            items.append(("deal_end", self._timed({"deal": index, "n": self.deal_n, "board": rec.board,
+                                                   "deal_hash": rec.hash, "result": res, "progress": trial.progress()},
+                                                  self.now() if now is None else now, trial)))
+        if trial.over:
+            items.append(("result", self._result_body(trial)))
+        return trial, items
+
+    def _result_body(self, board):
+        """The ``result`` entry of ``board`` (over), the board at ``deal_index``."""
+        first = self.plan[self.deal_index]
+        body = {"deal": self.deal_index, "board": first.board, "deal_hash": first.hash, "result": board.result(),
+                "actions": sum(len(d["actions"]) for d in board.deals)}
+        if board.multi:
+            body["record"] = board.record()
+        return body
 
     def _log_rejects(self):
         if self._rejects_unlogged:
@@ -609,10 +909,11 @@ class Table:
         if self.paused is not None:
             return False
         now = self.now()
-        body = {"deal": self.deal_index, "key": self.clock.key, "remaining_ms": self.clock.remaining(now),
-                "by": str(by), "reason": str(reason)}
+        body = self._timed({"deal": self.deal_index, "key": self.clock.key, "remaining_ms": self.clock.remaining(now),
+                            "by": str(by), "reason": str(reason)}, now)
         written = self._append_control([("pause", body)])  # logged first: a failed write changes nothing
         self.clock.pause(now)
+        self._board_running(now, False)  # paused time does not count towards a match's time limit
         self.paused = dict(body, seq=written[-1].seq)
         self.screen = "paused"
         self._send_state_all()
@@ -624,12 +925,48 @@ class Table:
         if self.paused is None:
             return False
         now = self.now()
-        written = self._append_control([("clock", dict(self.clock.body(self.deal_index, now, "resume"), by=str(by)))])
+        written = self._append_control([("clock", self._timed(dict(self.clock.body(self.deal_index, now, "resume"),
+                                                                   by=str(by)), now))])
         self.clock.resume(now)
+        if self._board_limit() is not None:
+            self._board_running(now, True)
         self.clock.seq = written[-1].seq
         self.paused = None
         self.screen = "deal"
         self._next_mark = now
+        self._send_state_all()
+        self._wake.set()
+        return True
+
+    def end_board(self, round, by="referee", reason=""):
+        """A referee forfeited venue round ``round``'s match (弃权): its boards not finished end
+        here unplayed — the one in progress stops where it is, none of them starts later, and
+        no result follows (the venue scored the forfeit).  Logged first (``board_end``); the
+        seats are told why.  False if every board of the round is finished already."""
+        rnd = self.book.venue_round(round)
+        if rnd is None:
+            raise TableError("unknown_round", "round %r was never loaded at this table: nothing to end" % (round,),
+                             "本桌从未载入第 %r 轮：无可结束的比赛" % (round,))
+        todo = [i for i in range(rnd.start, rnd.start + len(rnd.boards)) if i not in self.ended and not (
+            self.deal_index is not None and (i < self.deal_index or (i == self.deal_index and self.board.over)))]
+        if not todo:
+            return False
+        now = self.now()
+        body = {"round": rnd.round, "deals": todo, "by": str(by), "reason": str(reason)}
+        here = self.deal_index in todo
+        if here and self.game is not None:
+            body.update(n=self.deal_n, turn=len(self.game.actions))
+        self._append_control([("board_end", self._timed(body, now) if here else body)])
+        for i in todo:
+            self.ended[i] = body
+        if here:
+            self.clock, self.paused = None, None
+            self._board_running(now, False)
+            self.last_result = None
+            self.screen = "waiting"
+            self.deal_due = now  # on to what comes next (the next round's check-in, or waiting)
+        short = str(reason)[:NOTE_MAX - 60]
+        self._send_note(None, "The referee ended this match: forfeit (%s)" % short, "裁判已判本场比赛弃权（%s）" % short)
         self._send_state_all()
         self._wake.set()
         return True
@@ -748,10 +1085,10 @@ class Table:
             if not isinstance(hashes[str(b)], str) or not _HEX64.match(hashes[str(b)]):
                 bad("deal_hashes.%d" % b, "must be 64 lowercase hex digits", "必须是 64 位小写十六进制")
         players = spec.get("players")
-        if not isinstance(players, dict) or sorted(players) != sorted(SEATS):
+        if not isinstance(players, dict) or sorted(players) != sorted(self.seats):
             bad("players", "must name the player of each seat E, N, W, S", "必须给出 E、N、W、S 每个座位的选手")
         clean = {}
-        for seat in SEATS:
+        for seat in self.seats:
             p = players[seat]
             where = "players.%s" % seat
             if not isinstance(p, dict):
@@ -770,16 +1107,23 @@ class Table:
             clean[seat] = {"id": pid, "name": name, "no": no, "bot": is_bot}
         moves = spec.get("moves")
         if moves is not None:
-            if not isinstance(moves, dict) or not all(k in SEATS for k in moves):
+            if not isinstance(moves, dict) or not all(k in self.seats for k in moves):
                 bad("moves", "must be an object of seat: {table, seat} or null", "必须是 座位: {table, seat} 或 null")
             for k, mv in moves.items():
                 if mv is not None and not (isinstance(mv, dict) and isinstance(mv.get("table"), str)
-                                           and _TEXT_ID.match(mv["table"]) and mv.get("seat") in SEATS):
+                                           and _TEXT_ID.match(mv["table"]) and mv.get("seat") in self.seats):
                     bad("moves.%s" % k, "must be {table, seat} or null", "必须是 {table, seat} 或 null")
             moves = {k: (None if mv is None else {"table": mv["table"], "seat": mv["seat"]}) for k, mv in moves.items()}
+        rules = spec.get("rules")
+        if rules is not None:  # the venue's rules for the round: the engine's options, every one checked
+            try:
+                rules = self.engine.Rules.from_dict(rules).to_dict()
+            except (ValueError, TypeError) as e:
+                bad("rules", "are not %s's rule options: %s" % (self.config.game, getattr(e, "en", None) or e),
+                    "不是 %s 的规则选项：%s" % (self.config.game, getattr(e, "zh", None) or e))
         return history_.RoundPlan(spec["round"], spec["group"], None, clean, id=sid, game=self.config.game,
                                   table=self.config.table, boards=boards, moves=moves,
-                                  hashes={b: hashes[str(b)] for b in boards})
+                                  hashes={b: hashes[str(b)] for b in boards}, rules=rules)
 
     def start_round(self, round, round_key):
         """The venue's start for ``round`` (loaded already), with its round key (64 lowercase
@@ -821,7 +1165,10 @@ class Table:
                              "（请联系场地工作人员）" % (rnd.round, "、".join(map(str, bad))))
         if rnd.started:
             return False
-        self._append_control([("round_start", rnd.start_body(records))])  # logged first: a failed write changes nothing
+        # Logged first: a failed write changes nothing.  A match game keeps the key: its later deals need it.
+        self._append_control([("round_start", rnd.start_body(records, kb if self.game_of.match else None))])
+        if self.game_of.match:
+            rnd.key = kb
         self.book.set_deals(rnd, records)
         rnd.started = True
         self.plan = self.book.records
@@ -836,7 +1183,7 @@ class Table:
     def _park_bot_seats(self):
         """A board whose seat the bot plays now (a 人机赛 round) loses its session: it must
         not show the bot's hand to the room.  Its next hello is refused ``bot_seat``."""
-        for seat in SEATS:
+        for seat in self.seats:
             conn = self.seat_conn[seat]
             if conn is not None and self._is_bot(seat):
                 self._drop(conn, "the bot plays this seat this round", alert=False)
@@ -846,16 +1193,20 @@ class Table:
         """From now on ``seat`` is played by board ``dev`` (a spare or any board of the
         configuration that plays no other seat); the old board's session ends.  Logged, so it
         survives a restart.  False if ``dev`` already plays ``seat``."""
-        if seat not in SEATS:
+        if seat not in self.seats:
             raise TableError("bad_seat", "unknown seat %.40r: seats are E, N, W, S" % (seat,),
                              "没有座位 %.40r：座位为 E、N、W、S" % (seat,))
         device = self.config.device(dev) if isinstance(dev, str) else None
+        if device is None and isinstance(dev, str):
+            device = self._learn_spare(dev)
         if device is None:
             spares = ", ".join(self.config.spares) or "none"
-            raise TableError("unknown_device", "board %.40r is not in this hub's table.toml (spares: %s): add it as "
-                             "[devices.<id>] with seat = \"spare\" and restart the hub" % (dev, spares),
-                             "设备 %.40r 不在本主机的 table.toml 中（备用板：%s）：请以 seat = \"spare\" 添加后重启主机"
-                             % (dev, spares))
+            raise TableError("unknown_device", "board %.40r is not in this hub's table.toml (spares: %s): provision it "
+                             "(paizhuo provision board --dev <id> --seat spare --out seat.json), add the printed block "
+                             "to table.toml and replace again; the hub reads new spares without a restart" % (dev, spares),
+                             "设备 %.40r 不在本主机的 table.toml 中（备用板：%s）：请先配置此板（paizhuo provision board --dev "
+                             "<编号> --seat spare --out seat.json），把打印的配置块加入 table.toml 后再替换；主机无需重启即可"
+                             "读到新的备用板" % (dev, spares))
         old = self.seat_dev[seat]
         if old == dev:
             return False
@@ -873,6 +1224,24 @@ class Table:
         self._wake.set()
         return True
 
+    def _learn_spare(self, dev):
+        """A spare provisioned while the hub runs: read table.toml again and take device ``dev``
+        if it is there as a spare with a key of its own; nothing else of the file changes here."""
+        from . import config as config_
+        try:
+            fresh = config_.load(self.config.path)
+        except config_.ConfigError as e:
+            raise TableError(e.code, "table.toml cannot be read again for the new spare: %s" % e,
+                             "无法重新读取 table.toml 以加入新的备用板：%s" % e.zh) from None
+        device = fresh.device(dev)
+        if device is None or device.seat != config_.SPARE:
+            return None
+        if any(d.key == device.key for d in self.config.devices.values()):
+            raise TableError("key_twice", "board %s has the key of another board in table.toml: provision it again"
+                             % dev, "设备 %s 与 table.toml 中另一块板的密钥相同：请重新配置此板" % dev)
+        self.config.devices[dev] = device
+        return device
+
     def _seat_of(self, dev):
         for seat, d in self.seat_dev.items():
             if d == dev:
@@ -881,7 +1250,7 @@ class Table:
 
     def ack_call(self, seat, by="referee"):
         """A referee has seen ``seat``'s call: logged, and the seat is told help is coming."""
-        if seat not in SEATS:
+        if seat not in self.seats:
             raise TableError("bad_seat", "unknown seat %.40r: seats are E, N, W, S" % (seat,),
                              "没有座位 %.40r：座位为 E、N、W、S" % (seat,))
         self._append_control([("ack_call", {"seat": seat, "by": str(by)})])
@@ -891,7 +1260,7 @@ class Table:
     def note(self, seat, en, zh):
         """Show a referee's message on ``seat`` (None: every seat); logged.  Returns the
         number of seats it reached now (a seat offline misses it)."""
-        if seat is not None and seat not in SEATS:
+        if seat is not None and seat not in self.seats:
             raise TableError("bad_seat", "unknown seat %.40r: seats are E, N, W, S, or null for all" % (seat,),
                              "没有座位 %.40r：座位为 E、N、W、S，或 null 表示全部" % (seat,))
         for name, text in (("en", en), ("zh", zh)):
@@ -903,7 +1272,7 @@ class Table:
 
     def _send_note(self, seat, en, zh):
         sent = 0
-        for s in SEATS if seat is None else (seat,):
+        for s in self.seats if seat is None else (seat,):
             conn = self.seat_conn[s]
             if conn is not None:
                 self._send(conn, {"t": "note", "en": en, "zh": zh})
@@ -911,8 +1280,11 @@ class Table:
         return sent
 
     def snapshot(self):
-        """The live snapshot the venue shows (venue contract § Live snapshot): public
-        information only — never a hand that was not shown.  ``unacked`` is the uplink's."""
+        """The live snapshot the venue and its referees see (venue contract § Live snapshot):
+        never a hand that was not shown.  It lists every play of the board in progress, which
+        other tables of the group may still be playing, so it is not for the public: the broker
+        lets only the venue read it (docs/venue.md § What is public when).  ``unacked`` is the
+        uplink's."""
         now = self.now()
         rnd = self._active_round()
         g = self.game
@@ -921,11 +1293,11 @@ class Table:
         public = g.view(None) if in_view else None
         players = self._players(rnd)
         seats = {}
-        for s in SEATS:
+        for s in self.seats:
             bot = self._is_bot(s, rnd)
             seats[s] = {"online": bot or self.seat_conn[s] is not None, "dev": self.seat_dev[s],
                         "player": players.get(s), "checked": bot or (rnd is not None and (not rnd.venue or s in rnd.checked)),
-                        "bot": bot, "cards": public["counts"][s] if public else None}
+                        "bot": bot, "cards": (public.get("counts") or {}).get(s) if public else None}
         plays = []
         if in_view:
             for a in g.actions:
@@ -935,10 +1307,11 @@ class Table:
                     plays.append({"seat": a.seat, "type": "pass"})
         deals_done = 0
         if rnd is not None and self.deal_index is not None:
-            last_done = self.deal_index if (g is not None and g.phase == bigtwo.OVER) else self.deal_index - 1
+            over = self.board is not None and (self.board.over or self.deal_index in self.ended)
+            last_done = self.deal_index if over else self.deal_index - 1
             deals_done = max(0, min(len(rnd.boards), last_done - rnd.start + 1))
         index = self.deal_index if in_view else None
-        return {
+        snap = {
             "v": 1, "hub": self.config.hub, "table": self.config.table, "at": self.wall_ms(),
             "round": rnd.round if rnd is not None else None, "group": rnd.group if rnd is not None else None,
             "game": self.config.game, "screen": self.screen,
@@ -948,9 +1321,12 @@ class Table:
             "turn": len(g.actions) if running else None, "to_act": list(g.to_act()) if running else [],
             "clock": self._clock_msg(now) if running else None,
             "paused": None if self.paused is None else {"by": self.paused["by"], "reason": self.paused["reason"]},
-            "seats": seats, "plays": plays, "shown": dict(public["shown"]) if public else {},
+            "seats": seats, "plays": plays, "shown": dict(public.get("shown") or {}) if public else {},
             "unacked": 0,
         }
+        if self.board is not None and self.board.multi:
+            snap["match"] = self._progress(now)  # levels, the deal number, the match time left
+        return snap
 
     # ---- ports -------------------------------------------------------------------------
 
@@ -1016,10 +1392,26 @@ class Table:
             counts = {}
             for _, c in recent:
                 counts[c] = counts.get(c, 0) + 1
+            unanswered, conn.unanswered = conn.unanswered, 0
             self._alert("reject_burst", seat=conn.seat, dev=conn.dev, port=conn.name, counts=counts,
-                        window_s=BURST_SECONDS)
+                        window_s=BURST_SECONDS, unanswered=unanswered)
+
+    def _may_answer(self, conn):
+        """May the hub answer one more frame outside a session on this port (its token bucket)?"""
+        now = self.now()
+        if conn.reply_at is not None:
+            conn.reply_tokens = min(float(PLAIN_REPLY_BURST),
+                                    conn.reply_tokens + (now - conn.reply_at) * PLAIN_REPLY_RATE)
+        conn.reply_at = now
+        if conn.reply_tokens >= 1.0:
+            conn.reply_tokens -= 1.0
+            return True
+        conn.unanswered += 1
+        return False
 
     def _reject(self, conn, err, ref=None, count=True):
+        """Refuse a frame (counted unless ``count`` is false); True if an answer went out (outside
+        a session the port's token bucket may hold it back)."""
         if count:
             self._count(conn, err.code)
         # ``ref`` echoes the refused frame's s when it is a plausible number (it was not
@@ -1028,27 +1420,50 @@ class Table:
         msg = link.reject_message(err, ref if ok else None)
         if conn.session is not None:
             self._send(conn, msg)
-        else:
+        elif not count or self._may_answer(conn):   # uncounted: a board's own hello (its tag checked out)
             conn.send_plain(msg)
+        else:
+            return False
+        return True
+
+    def _unauthenticated(self, conn, err, ref=None):
+        """A frame that could not be authenticated (junk, a bad tag, a replay, a hello that is
+        not the board's).  In a session it is counted (reject bursts are alerted) and dropped without
+        an answer: a stranger's bytes must not end, reset or even touch a good session, and
+        the seat would take a sealed reject for its own.  Outside a session it is rejected."""
+        if conn.session is None:
+            self._reject(conn, err, ref)
+        else:
+            self._count(conn, err.code)
 
     def _on_line(self, conn, line):
         try:
             head = link.peek(line)
         except link.LinkError as e:
-            self._reject(conn, e)
+            self._unauthenticated(conn, e)
             return
         ref = head.get("s")
         if head.get("t") == "hello":
             self._on_hello(conn, line, head)
             return
         if conn.session is None:
-            self._reject(conn, link.LinkError("no_session"), ref)
-            self._challenge(conn, fresh=False)
+            if self._reject(conn, link.LinkError("no_session"), ref):   # answered: with the challenge too
+                self._challenge(conn, fresh=False)
             return
         try:
             msg = conn.session.open(line)
         except link.LinkError as e:
-            self._reject(conn, e, ref)
+            if e.code in _NOT_FROM_THE_SEAT:
+                self._unauthenticated(conn, e)
+            else:  # a fresh frame whose tag checked out: the seat itself sent it
+                self._reject(conn, e, ref)
+            return
+        try:
+            # Text from a seat ends up in alerts, logs and the console: no NUL, no lone surrogates.
+            # The hub checks it (not shared/link.py: the board's heap has no room for the code).
+            check_tree(msg, "seat frame")
+        except InputError as e:
+            self._reject(conn, link.LinkError("bad_message", "Malformed message: " + e.en, "消息格式不正确：" + e.zh), ref)
             return
         conn.last_rx = self.now()
         t = msg["t"]
@@ -1060,28 +1475,43 @@ class Table:
             self._on_call(conn, msg)
         elif t == "checkin":
             self._on_checkin(conn, msg)
+        elif t == "describe":
+            self._on_describe(conn, msg)
         # "ack" is the heartbeat: last_rx above is all it does
+
+    def _on_describe(self, conn, msg):
+        """The seat's pre-check (docs/protocol.md, "Pre-check"): the legal meanings of its
+        selection now, from the engine's game-neutral ``describe(seat, cards)`` hook; none
+        for a game without it, a stale turn or no deal.  Changes nothing, logs nothing."""
+        g = self.game
+        hook = getattr(g, "describe", None)
+        meanings = []
+        if hook is not None and self._deal_running() and msg["turn"] == len(g.actions):
+            meanings = list(hook(conn.seat, msg["cards"]))[:link.MAX_CARDS]
+        self._send(conn, {"t": "meanings", "turn": msg["turn"], "cards": msg["cards"], "meanings": meanings})
 
     def _on_hello(self, conn, line, head):
         ref = head.get("s")
         try:
             link.check_message(head, "seat")
         except link.LinkError as e:
-            self._reject(conn, e, ref)
+            self._unauthenticated(conn, e, ref)
             return
         device = self.config.device(head["dev"])
         if device is None:
-            self._reject(conn, link.LinkError(
+            self._unauthenticated(conn, link.LinkError(
                 "unknown_device", "Device %s is not registered at table %s; call a referee" % (head["dev"], self.config.table),
                 "设备 %s 未在 %s 号桌登记，请叫裁判" % (head["dev"], self.config.table)), ref)
             return
-        if head["hn"] != conn.nonce:
-            self._challenge(conn, fresh=False)  # the seat answers an old challenge: show it the current one
-            return
+        # The tag first: only the board itself may make the hub answer (a new challenge to a
+        # live session's port would send the seat into a new handshake).
         try:
             link.decode(line, device.key)
         except link.LinkError as e:
-            self._reject(conn, e, ref)
+            self._unauthenticated(conn, e, ref)
+            return
+        if head["hn"] != conn.nonce:
+            self._challenge(conn, fresh=False)  # the seat answers an old challenge: show it the current one
             return
         seat = self._seat_of(device.id)
         parked = None
@@ -1150,9 +1580,9 @@ class Table:
             return
         think = self.clock.used_ms(now) if self.clock is not None else None
         try:
-            action = bigtwo.Action.from_dict(dict(msg["a"], seat=seat)).with_meta(think_ms=think)
+            action = self.engine.Action.from_dict(dict(msg["a"], seat=seat)).with_meta(think_ms=think)
             self._commit(action, "seat", now)  # the engine's apply verifies first and changes nothing if refused
-        except (bigtwo.IllegalActionError, TableError) as e:
+        except (self.engine.IllegalActionError, TableError) as e:
             self._reject(conn, e, msg["s"])
 
     def _on_call(self, conn, msg):
@@ -1180,7 +1610,7 @@ class Table:
         if player.get("no") != typed:
             here = "table %s %s" % (self.config.table, SEAT_EN[seat])
             here_zh = "%s 号桌%s" % (self.config.table, SEAT_ZH[seat])
-            other = [s for s in SEATS if s != seat and (rnd.player(s) or {}).get("no") == typed]
+            other = [s for s in self.seats if s != seat and (rnd.player(s) or {}).get("no") == typed]
             if other:
                 en = "Player %d sits at %s of this table this round, not here (%s): please move there" % (
                     typed, SEAT_EN[other[0]], here)
@@ -1221,9 +1651,13 @@ class Table:
                 self._alert("hub_error", error=repr(e))
                 due = now + 1.0
             timeout = 1.0 if due is None else min(1.0, max(0.0, due - self.now()))
+            # Not asyncio.wait_for: on Python 3.11 it swallows a cancel that arrives as _wake is set
+            # (start_round sets it just before a stop), and the hub then never stops.
             try:
-                await asyncio.wait_for(self._wake.wait(), timeout)
-            except asyncio.TimeoutError:
+                async with asyncio.timeout(timeout):
+                    await asyncio.sleep(0)   # always yield between ticks: _wake may already be set
+                    await self._wake.wait()
+            except TimeoutError:
                 pass
 
     def _tick(self, now):
@@ -1238,6 +1672,8 @@ class Table:
                     self._challenge(conn)
                 else:
                     due.append(limit)
+        if self.board is not None and self.paused is None:
+            self._check_time(now, due)
         if self.deal_due is not None and not self._deal_running():
             self._due_deal(now, due)
         if self._deal_running() and self.paused is None:
@@ -1260,7 +1696,7 @@ class Table:
                         pace = min(self.config.bot_think_ms, self.clock.limit_ms // 2)
                         used = self.clock.used_ms(now)
                         if used >= pace:
-                            choice = self.seat_bots[seat].choose(self.game.view(seat), self.game.legal_actions(seat))
+                            choice = self._bot_choice(self.seat_bots[seat], seat)
                             self._commit(choice.with_meta(think_ms=used), "bot_seat", now)
                             acted = True
                             break
@@ -1270,7 +1706,7 @@ class Table:
                     if since is None:
                         continue
                     if now >= since + cl.grace_ms / 1000.0:
-                        choice = self.bots[seat].choose(self.game.view(seat), self.game.legal_actions(seat))
+                        choice = self._bot_choice(self.bots[seat], seat)
                         self._commit(choice.with_meta(auto=True, think_ms=self.clock.used_ms(now)), "bot", now)
                         acted = True
                         break
@@ -1286,6 +1722,12 @@ class Table:
                 due.append(self._next_mark)
         return min(due) if due else None
 
+    def _bot_choice(self, bot, seat):
+        """The bot's action for ``seat``; the legal actions are listed only for a bot that reads
+        them (a complete listing with wild cards is the costliest thing a move can ask)."""
+        legal = self.game.legal_actions(seat) if getattr(bot, "needs_legal", True) else None
+        return bot.choose(self.game.view(seat), legal)
+
     def _due_deal(self, now, due):
         """Start the next deal when it is due: after the result's pause, once the seats are
         there (or the grace period has passed); a venue round's first deal also needs the
@@ -1298,7 +1740,7 @@ class Table:
             else:
                 due.append(self.deal_due)
             return
-        first = rnd.venue and index == rnd.start
+        first = rnd.venue and index == rnd.start and not self._match_goes_on()
         if now < self.deal_due:
             due.append(self.deal_due)
         elif first and self.screen != "checkin":
@@ -1306,7 +1748,7 @@ class Table:
         if first and not rnd.started:
             return  # start_round wakes the scheduler
         ready = all(self._is_bot(s, rnd) or (self.seat_conn[s] is not None and (not first or s in rnd.checked))
-                    for s in SEATS)
+                    for s in self.seats)
         start_at = self.deal_due if ready else self.deal_due + self.config.clocks.grace_ms / 1000.0
         if now >= start_at:
             self._start_deal(now)

@@ -12,6 +12,11 @@ connects it to the venue through the broker (``hub/mqtt/client.py``)::
                            replace_device / note                 ─► hub/<hub>/reply
     connect             ─► hub/<hub>/status {"online": true} (retained); the last will says false
 
+**The log's end is anchored.**  Every result and alert carries ``chain``, the head of the
+table's log (``{"table", "seq", "hash"}``) when it was made; the venue keeps the highest one it
+acknowledged, and the hub keeps it beside its log (``Table.keep_head``), so a log whose end was
+cut off no longer reaches a head that was published (``paizhuo hub verify``, the hub's start).
+
 **Nothing is lost.**  A result is written to the table's event log first (the table does
 that), then put in the outbox under its result key; every unacknowledged outbox message is
 sent again on every (re)connect and every ``resend_seconds`` while connected and the venue's
@@ -132,9 +137,19 @@ class Uplink:
         return self._put(key, "result", body, send)
 
     def _put(self, key, leaf, body, send=True):
+        # The log's head goes with every message (the venue keeps the highest acknowledged one), and
+        # the hub keeps it beside the log first, so its own kept head is never behind the venue's.
+        self.table.keep_head()
+        body = dict(body, chain=self.table.log.head)
         try:
             n = self.outbox.put(key, self.topics[leaf], body)
-        except (OutboxError, wire.WireError) as e:  # a disk problem or a message too big: say it loudly
+        except wire.WireError as e:
+            if e.code == "too_big" and leaf == "result":
+                self._too_big(key, body, e)
+            else:
+                self._log("cannot keep %s in the outbox: %s" % (key, e.en))
+            return 0
+        except OutboxError as e:  # a disk problem: say it loudly
             self._log("cannot keep %s in the outbox: %s" % (key, e.en))
             return 0
         if n is None:
@@ -148,6 +163,26 @@ class Uplink:
             except CodedError as e:  # kept in the outbox: the resend sends it
                 self._log("cannot send %s now: %s" % (key, e.en))
         return 1
+
+    def _too_big(self, key, body, err):
+        """A result over the broker's packet limit cannot go over MQTT (the broker would drop
+        the hub's connection, again at every resend).  It stays in the table's log, where
+        ``paizhuo hub results`` exports it; the referees are told by an alert (keyed by the
+        result: a rescan after a restart logs it again but does not alert twice)."""
+        size = len(json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+        where = "round %s board %s" % (body.get("round"), body.get("board"))
+        en = ("the result of %s (%d bytes) is over the %d-byte limit of the venue link and cannot be sent; "
+              "it is kept in the table log %s: export it with `paizhuo hub results --config <table.toml>` "
+              "and hand the file to the venue's referees"
+              % (where, size, wire.MAX_RESULT_PAYLOAD, self.config.log))
+        zh = ("第 %s 轮第 %s 副的成绩（%d 字节）超过场馆链路 %d 字节的上限，无法发送；成绩仍保存在牌桌日志 %s 中："
+              "请用 `paizhuo hub results --config <table.toml>` 导出，并把文件交给场馆裁判"
+              % (body.get("round"), body.get("board"), size, wire.MAX_RESULT_PAYLOAD, self.config.log))
+        self._log(en)
+        self._log(zh)
+        self._on_alert({"kind": "result_too_big", "round": body.get("round"), "group": body.get("group"),
+                        "board": body.get("board"), "bytes": size, "limit": wire.MAX_RESULT_PAYLOAD,
+                        "en": en, "zh": zh}, key="alert/too-big/" + key)
 
     def _on_entry(self, entry):
         self._chain_entry(entry)
@@ -178,6 +213,9 @@ class Uplink:
     # ---- live snapshots -------------------------------------------------------------------
 
     def snapshot(self):
+        """The table's live snapshot plus ``unacked``: for the venue and its referees only (it
+        lists the plays of a board other tables may still be playing; the ``monitor`` login
+        cannot read ``hub/<hub>/live``)."""
         snap = self.table.snapshot()
         snap["unacked"] = self.outbox.unacked
         return snap
@@ -328,7 +366,7 @@ class Uplink:
         """The ``id`` of a payload that failed its check, if it is one a reply may carry."""
         try:
             msg = json.loads(payload)
-        except (ValueError, TypeError):
+        except (ValueError, TypeError, RecursionError):   # the payload already failed its check
             return None
         rid = msg.get("id") if isinstance(msg, dict) else None
         return rid if isinstance(rid, str) and _REPLY_ID.fullmatch(rid) else None
@@ -374,6 +412,8 @@ class Uplink:
                 t.replace_device(msg["seat"], msg["dev"], by=msg["by"], reason=msg.get("reason", ""))
             elif op == "note":
                 t.note(msg["seat"], msg["en"], msg["zh"])
+            elif op == "end_board":
+                t.end_board(msg["round"], by=msg["by"], reason=msg["reason"])
         except CodedError as e:  # TableError, or a log that cannot be written
             self._reply(cid, e)
             return

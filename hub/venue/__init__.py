@@ -1,4 +1,4 @@
 """The venue service's core: seeded duplicate deals, MP scoring and standings, Swiss
-movement, Guandan match scoring, and the SQLite store.  No network here: the MQTT
+movement, a match game's match scoring, and the SQLite store.  No network here: the MQTT
 service that feeds it lives beside it and calls into these modules.
 """

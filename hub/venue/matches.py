@@ -1,9 +1,12 @@
-"""竞技掼蛋 match events: match scoring, standings with the tie-break chain, Swiss pairing
+"""Match events of the match game played in levels (升级; :data:`GAME`): match scoring, standings with the tie-break chain, Swiss pairing
 (积分编排) of pairs and teams, and team duplicate (开室/闭室).  Pure: no clock, no I/O.
 
-Sources: ``../shared/RULES.md`` (Guandan, "Match scoring", "Event formats") and seed 002
+Sources: ``../shared/RULES.md`` (the game's "Match scoring", "Event formats") and seed 002
 第十七、二十六、二十九、三十四、三十五、四十九、五十一条.  Decisions where the texts are silent
-are marked **[decision]** here and listed in ``docs/guandan-matches.md``.
+are marked **[decision]** here and listed in the game's match document (``docs/<GAME>-matches.md``).
+
+The game comes from the registry (the match game whose engine keeps the level arithmetic), so
+this module names none; ``paizhuo matches`` runs it, also under the game's name.
 
 A match ends with each side at a level (2..A; a side that passed A is at ``"A+"``).  The
 level difference d gives the 级差分 (winner 13 + d, loser 13 − d, d capped at 13) and the
@@ -47,6 +50,16 @@ import json
 import sys
 from dataclasses import dataclass
 from ..errors import CodedError
+from ..inputs import InputError, parse_json, whole_number
+from .. import rules as rules_
+
+# The match game whose levels this module scores (the CLI's `paizhuo <GAME>` alias too): the one
+# whose engine has the level arithmetic.  过A (15), the 级差分 table (13 ± d, d capped at 13) and
+# the 场分 belong to that engine.
+GAME = [n for n in sorted(rules_.GAMES) if rules_.game(n).match and hasattr(rules_.engine(n), "level_points")][0]
+_ENGINE = rules_.engine(GAME)
+PASSED_A, DIFF_CAP, BASE, level_points = _ENGINE.PASSED_A, _ENGINE.DIFF_CAP, _ENGINE.BASE, _ENGINE.level_points
+WIN, DRAW, LOSS = _ENGINE.WIN, _ENGINE.DRAW, _ENGINE.LOSS
 
 __all__ = [
     "MatchError", "PairingError", "MatchResult", "Room", "Penalty", "SideRecord", "StandingsRow",
@@ -55,10 +68,6 @@ __all__ = [
 ]
 
 LEVEL_RANKS = "23456789TJQKA"
-PASSED_A = 15  # 过A: one level step beyond A; with 2 as the lowest level it makes the largest d exactly 13
-DIFF_CAP = 13  # 级差分 table (Jiangsu 2023 表2) runs d = 0..13
-BASE = 13  # 级差分 = 13 ± d
-WIN, DRAW, LOSS = 2, 1, 0  # 场分
 BYE_CHANGFEN, BYE_JICHAFEN = 1.5, 17  # seed 第二十六条 6
 FORFEIT_JICHAFEN = 17  # seed 第三十四条 六, 第三十五条
 
@@ -80,7 +89,7 @@ STEPS = {
 }
 DEFAULT_STEPS = ("jichafen", "head_to_head", "wins", "draws", "level_diff", "opponents_changfen", "previous_rank")
 
-_PAIR_DOMAIN = b"paizhuo/guandan/pair/v1|"
+_PAIR_DOMAIN = b"paizhuo/%s/pair/v1|" % GAME.encode()  # the draw's domain: the same bytes as it always was
 
 
 class MatchError(CodedError):
@@ -147,8 +156,7 @@ def jichafen(d):
     if not isinstance(d, int) or isinstance(d, bool) or d < 0:
         raise MatchError("bad_diff", "level difference must be an integer ≥ 0, not %r" % (d,),
                          "级差必须是不小于 0 的整数，不能是 %r" % (d,))
-    d = min(d, DIFF_CAP)
-    return BASE + d, BASE - d
+    return level_points(d)
 
 
 def _side(value, what):
@@ -297,7 +305,7 @@ class MatchResult:
 
     @classmethod
     def from_dict(cls, d):
-        """Parse one match record (the ``matches.json`` row format, see docs/guandan-matches.md).
+        """Parse one match record (the ``matches.json`` row format, see the game's match document).
 
         >>> MatchResult.from_dict({"round": 1, "a": "P1", "b": "P2", "a_level": "A+", "b_level": "2"}).jichafen_a
         26
@@ -1038,10 +1046,11 @@ def _perfect_pairing_exists(order, met_names):
     return _Matcher(len(order), met).perfect()
 
 
-# -- the command line: `paizhuo guandan standings|pair` --------------------------------------------
+# -- the command line: `paizhuo matches standings|pair` (also `paizhuo <GAME> ...`) ----------------
 # File reading lives here, at the edge; everything above stays pure.
 
 EXIT_BAD_INPUT = 2
+MIN_SECRET = 16  # bytes, as event.toml demands
 
 
 def _load_json(path, what, stdin):
@@ -1054,9 +1063,9 @@ def _load_json(path, what, stdin):
     except (OSError, UnicodeDecodeError) as e:
         raise MatchError("bad_file", "cannot read the %s file %s: %s" % (what, path, e), "无法读取%s文件 %s" % (what, path)) from None
     try:
-        return json.loads(text)
-    except ValueError as e:
-        raise MatchError("bad_json", "the %s file %s is not JSON: %s" % (what, path, e), "%s文件 %s 不是 JSON：%s" % (what, path, e)) from None
+        return parse_json(text, "the %s file %s" % (what, path))
+    except InputError as e:   # not JSON, too deep, bad text or numbers
+        raise MatchError(e.code, e.en, e.zh) from None
 
 
 def load_input(data):
@@ -1075,33 +1084,40 @@ def load_input(data):
 
 
 def add_arguments(parser):
-    """The ``paizhuo guandan`` sub-commands on their argparse sub-parser."""
-    sub = parser.add_subparsers(dest="guandan_command", required=True)
+    """The ``paizhuo matches`` sub-commands on their argparse sub-parser."""
+    sub = parser.add_subparsers(dest="matches_command", required=True)
     s = sub.add_parser("standings", help="match standings (场分, 级差分, tie-breaks) from match results")
     s.add_argument("--input", required=True, metavar="FILE", help="matches.json (- reads standard input)")
     s.add_argument("--format", default="json", choices=("json", "csv"), help="output format (default json)")
     p = sub.add_parser("pair", help="Swiss pairing (积分编排) of the next round")
-    p.add_argument("--round", type=int, required=True, help="the round to pair")
+    p.add_argument("--round", type=whole_number("--round", 1, 999), required=True, help="the round to pair")
     p.add_argument("--input", required=True, metavar="FILE", help="matches.json of the earlier rounds (- reads standard input)")
     p.add_argument("--sides", required=True, metavar="FILE", help="sides.json: the sides that play this round, by side number")
     p.add_argument("--secret", help="the event secret (round 1 without seeds)")
 
 
 def command(args, stdin=None, stdout=None, stderr=None):
-    """Run ``paizhuo guandan ...``; returns the exit code (2 for bad input, nothing printed)."""
+    """Run ``paizhuo matches ...`` (or ``paizhuo <GAME> ...``); returns the exit code (2 for bad
+    input, nothing printed)."""
     stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
     try:
         ms, pens, listed = load_input(_load_json(args.input, "matches", stdin))
-        if args.guandan_command == "standings":
+        if args.matches_command == "standings":
             st = standings(ms, pens, sides=listed)
             out = st.to_csv() if args.format == "csv" else json.dumps(st.to_dict(), ensure_ascii=False, indent=1) + "\n"
         else:
             names, seeds = parse_sides(_load_json(args.sides, "sides", stdin))
+            if args.secret is not None and len(args.secret.encode("utf-8")) < MIN_SECRET:
+                raise MatchError("short_secret", "--secret is %d bytes; an event secret has at least %d (a short one "
+                                 "can be guessed from the published pairing)" % (len(args.secret.encode("utf-8")), MIN_SECRET),
+                                 "--secret 只有 %d 字节；比赛密钥至少 %d 字节（过短的密钥可从公布的编排猜出）"
+                                 % (len(args.secret.encode("utf-8")), MIN_SECRET))
             pairing = pair_round(args.round, names, ms, pens, secret=args.secret, seeds=seeds)
             out = json.dumps(pairing.to_dict(), ensure_ascii=False, indent=1) + "\n"
     except MatchError as e:
-        print("paizhuo guandan: %s" % e.en, file=stderr)
-        print("paizhuo guandan: %s" % e.zh, file=stderr)
+        said = "paizhuo %s:" % getattr(args, "command", GAME)  # the command's name as the user typed it
+        print("%s %s" % (said, e.en), file=stderr)
+        print("%s %s" % (said, e.zh), file=stderr)
         return EXIT_BAD_INPUT
     stdout.write(out)
     return 0

@@ -63,16 +63,27 @@ from dataclasses import dataclass
 
 from .deals import HmacStream
 from ..errors import CodedError
+from ..inputs import InputError, parse_json, whole_number
 
 __all__ = ["MovementError", "Table", "Swap", "Round", "seat_round", "draw", "instruction", "parse_players",
            "parse_standings", "parse_history", "SEAT_NAMES_EN", "SEAT_NAMES_ZH", "VERSION"]
 
 VERSION = "paizhuo-movement-v1"  # in the round-1 draw key: a new draw method gets a new tag
-SEATS = {4: ("E", "N", "W", "S"), 3: ("E", "N", "W")}  # play order; Paohuzi uses the first three
+SEATS = {4: ("E", "N", "W", "S"), 3: ("E", "N", "W")}  # play order; a three-seat game uses the first three
 SEAT_NAMES_EN = {"E": "East", "N": "North", "W": "West", "S": "South"}
 SEAT_NAMES_ZH = {"E": "东", "N": "北", "W": "西", "S": "南"}
 MAX_PLAYERS = 100000
 MAX_ID = 64  # longer ids are almost certainly a wrong column
+MAX_ROUND = 999
+
+
+def _seats_of_games(word):
+    """``4 (g1, g2) or 3 (g3)``: the seats per table of every game the registry deals."""
+    from .. import rules
+    by = {}
+    for name, dealing in sorted(rules.DEALING.items()):
+        by.setdefault(len(dealing.seats), []).append(name)
+    return word.join("%d (%s)" % (n, ", ".join(by[n])) for n in sorted(by, reverse=True))
 
 
 class MovementError(CodedError):
@@ -463,8 +474,8 @@ def seat_round(players, round, *, seats=4, tables_per_group=None, secret=None, s
                vs_ai=False, human_seat="E"):
     """The seating of round ``round`` (a :class:`Round`).
 
-    ``players``: ids in player-number order (see :func:`parse_players`).  ``seats``: 4 (Big
-    Two) or 3 (Paohuzi).  ``tables_per_group``: tables that play the same deals (None: all).
+    ``players``: ids in player-number order (see :func:`parse_players`).  ``seats``: 4 or 3, as
+    the event's game deals (the registry's ``DEALING``).  ``tables_per_group``: tables that play the same deals (None: all).
     ``secret``: the event secret, for round 1's draw.  ``standings``: the cumulative ranking,
     for later rounds (see :func:`parse_standings`).  ``history``: earlier rounds' seatings (see
     :func:`parse_history`).  ``vs_ai``/``human_seat``: the 人机赛 layout.
@@ -474,8 +485,8 @@ def seat_round(players, round, *, seats=4, tables_per_group=None, secret=None, s
         raise MovementError("bad_round", "round must be a whole number from 1, not %r" % (round,),
                             "轮次必须是从 1 开始的整数")
     if seats not in SEATS:
-        raise MovementError("bad_seats", "seats per table must be 4 (Big Two) or 3 (Paohuzi), not %r" % (seats,),
-                            "每桌座位数必须是 4（锄大地）或 3（跑胡子）")
+        raise MovementError("bad_seats", "seats per table must be %s, not %r" % (_seats_of_games(" or "), seats),
+                            "每桌座位数必须是 %s" % _seats_of_games(" 或 "))
     seat_names = SEATS[seats]
     if tables_per_group is not None and (isinstance(tables_per_group, bool) or not isinstance(tables_per_group, int)
                                          or tables_per_group < 2):
@@ -641,15 +652,16 @@ def _avoid_repeats(tables, order, ties, history, by_text):
 
 def add_arguments(p):
     """The arguments of ``paizhuo movement``."""
-    p.add_argument("--round", type=int, required=True, help="the round to seat (1 = seeded random draw)")
+    p.add_argument("--round", type=whole_number("--round", 1, MAX_ROUND), required=True,
+                   help="the round to seat (1 = seeded random draw)")
     p.add_argument("--players", required=True, metavar="FILE",
                    help="JSON list of player ids in player-number order")
     p.add_argument("--standings", metavar="FILE",
                    help="cumulative standings (paizhuo score output, or a JSON list of ids in rank order); "
                         "needed from round 2")
     p.add_argument("--history", metavar="FILE", help="earlier rounds' seatings (JSON list of this command's outputs)")
-    p.add_argument("--seats", type=int, default=4, help="seats per table: 4 (Big Two) or 3 (Paohuzi); default 4")
-    p.add_argument("--tables-per-group", type=int, metavar="T",
+    p.add_argument("--seats", type=whole_number("--seats", 0, 99), default=4, help="seats per table: 4, or 3 for a three-seat game; default 4")
+    p.add_argument("--tables-per-group", type=whole_number("--tables-per-group", 0, MAX_PLAYERS), metavar="T",
                    help="tables that play the same deals (default: all tables are one group)")
     p.add_argument("--secret", metavar="HEX_OR_TEXT", help="the event secret, for round 1's draw")
     p.add_argument("--vs-ai", action="store_true", help="人机赛: every human at a table of their own, bots elsewhere")
@@ -658,20 +670,16 @@ def add_arguments(p):
 
 
 def _read_json(option, path):
-    import json
     try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
+        with open(path, "rb") as f:
+            return parse_json(f.read(), "%s %s" % (option, path))
     except FileNotFoundError:
         raise MovementError("no_file", "%s %s: no such file" % (option, path), "%s %s：文件不存在" % (option, path))
     except OSError as e:
         raise MovementError("no_file", "%s %s: cannot read it: %s" % (option, path, e.strerror),
                             "%s %s：无法读取" % (option, path))
-    except UnicodeDecodeError:
-        raise MovementError("bad_json", "%s %s: not UTF-8 text" % (option, path), "%s %s：不是 UTF-8 文本" % (option, path))
-    except ValueError as e:
-        raise MovementError("bad_json", "%s %s: not valid JSON: %s" % (option, path, e),
-                            "%s %s：不是有效的 JSON" % (option, path))
+    except InputError as e:
+        raise MovementError(e.code, e.en, e.zh) from None
 
 
 def command(args, out=None, err=None):
@@ -679,15 +687,15 @@ def command(args, out=None, err=None):
     import json
     import sys
 
+    from .deals import SHORT_SECRET as MIN_SECRET
     from .deals import DealError, parse_secret
     out = out or sys.stdout
     err = err or sys.stderr
     try:
+        data = _read_json("--players", args.players)
         try:
-            players = parse_players(_read_json("--players", args.players))
+            players = parse_players(data)
         except MovementError as e:
-            if e.code in ("no_file", "bad_json"):
-                raise
             raise MovementError(e.code, "--players %s: %s" % (args.players, e.en), e.zh) from None
         standings = history = None
         if args.standings is not None:
@@ -700,6 +708,11 @@ def command(args, out=None, err=None):
                 secret = parse_secret(args.secret)
             except DealError as e:
                 raise MovementError(e.code, "--secret: %s" % e.en, e.zh) from None
+            if len(secret) < MIN_SECRET:
+                raise MovementError("short_secret", "--secret: the secret is %d bytes; an event secret has at least "
+                                    "%d (a short one can be guessed from the published draw): give the event's secret"
+                                    % (len(secret), MIN_SECRET), "--secret：密钥只有 %d 字节；比赛密钥至少 %d 字节"
+                                    "（过短的密钥可从公布的抽签结果猜出）：请给出比赛的密钥" % (len(secret), MIN_SECRET))
         if args.round != 1 and secret is not None:
             print("paizhuo movement: note: --secret is used only for round 1's draw; round %d follows the ranking"
                   % args.round, file=err)
@@ -709,6 +722,7 @@ def command(args, out=None, err=None):
                              human_seat=args.human_seat)
     except MovementError as e:
         print("paizhuo movement: %s" % e.en, file=err)
+        print("paizhuo movement: %s" % e.zh, file=err)
         return 2
     if args.format == "text":
         out.write(seating.text())

@@ -11,14 +11,15 @@ what the hubs sent; each table's record says whether the deal it played has the 
 
 >>> from paizhuo.venue import deals
 >>> secret = b"example secret for the records doctest"
->>> rec = deals.deal(secret, "bigtwo", 1, 1, 1)
+>>> from paizhuo.rules import DEFAULT_GAME
+>>> rec = deals.deal(secret, DEFAULT_GAME, 1, 1, 1)
 >>> spec = {"group": 1, "players": {s: {"id": "P%s" % s, "name": "选手" + s, "no": i + 1, "bot": False}
 ...                               for i, s in enumerate("ENWS")}}
 >>> rows = [{"seat": s, "player": "P%s" % s, "score": 0, "think_ms": 0, "auto_moves": 0, "result_id": "T1/1/r1/g1/b1/" + s}
 ...         for s in "ENWS"]
 >>> play = {"group": 1, "board": 1, "table": "1", "hub": "T1",
 ...         "record": {"deal_hash": rec.hash, "rows": rows, "record": {"actions": [], "result": {"scores": {}}}}}
->>> r = build("demo", "Demo", "bigtwo", secret, 1, [1], [{"hub": "T1", "table": "1", "spec": spec}], [play])
+>>> r = build("demo", "Demo", DEFAULT_GAME, secret, 1, [1], [{"hub": "T1", "table": "1", "spec": spec}], [play])
 >>> r["format"], len(r["deals"]), r["deals"][0]["tables"][0]["same_deal"]
 ('paizhuo.records/1', 1, True)
 >>> page = render_html(r)
@@ -45,14 +46,16 @@ def _natural(text):
     return (0, int(text), "") if text.isdigit() else (1, 0, text)
 
 
-def build(event, name, game, secret, rnd, boards, specs, plays, results=()):
+def build(event, name, game, secret, rnd, boards, specs, plays, results=(), adjustments=None):
     """The hand records of round ``rnd`` as a JSON-ready dict.
 
     ``boards``: the round's board numbers; ``specs``: the round's specs as the store keeps
     them (``[{"hub", "table", "spec"}]``); ``plays``: the store's plays of the round
     (``[{"group", "board", "table", "hub", "record": {"deal_hash", "rows", "record"}}]``);
     ``results``: the store's detailed results (``results(event, include_held=True,
-    detail=True)``), which add each row's ``status`` and ``held_why``.
+    detail=True)``), which add each row's ``status`` and ``held_why`` and give its score as a
+    referee corrected it; ``adjustments``: ``{result_id: [{"field", "old", "new", "who", "at",
+    "why"}]}`` (:func:`paizhuo.venue.adjust.by_result`), shown with the row they corrected.
 
     Shape::
 
@@ -61,11 +64,14 @@ def build(event, name, game, secret, rnd, boards, specs, plays, results=()):
                     "tables": [{"table", "hub", "players": {seat: {"id", "name", "no", "bot"}},
                                 "deal_hash", "same_deal", "actions": [...], "result": {...},
                                 "rows": [{"seat", "player", "score", "think_ms", "auto_moves",
-                                          "result_id", "status", "held_why"}]}],
+                                          "result_id", "status", "held_why", "received_score",
+                                          "adjusted": [{"field", "old", "new", "who", "at", "why"}]}]}],
                     "missing": [tables of the group with no record of this board]}]}
     """
     key = deals_.round_key(secret, rnd)
     status = {r["result_id"]: (r["status"], r["held_why"]) for r in results if r.get("round") == rnd}
+    now = {r["result_id"]: r for r in results if r.get("round") == rnd}   # as corrected
+    adjustments = adjustments or {}
     tables_of = {}
     spec_of = {}
     for s in specs:
@@ -89,15 +95,23 @@ def build(event, name, game, secret, rnd, boards, specs, plays, results=()):
                     if not isinstance(r, dict):
                         continue
                     st, why = status.get(r.get("result_id"), (None, None))
-                    rows.append({"seat": r.get("seat"), "player": r.get("player"), "score": r.get("score"),
-                                 "think_ms": r.get("think_ms"), "auto_moves": r.get("auto_moves"),
-                                 "result_id": r.get("result_id"), "status": st, "held_why": why})
+                    cur = now.get(r.get("result_id"), r)
+                    rows.append({"seat": r.get("seat"), "player": cur.get("player"), "score": cur.get("score"),
+                                 "think_ms": cur.get("think_ms"), "auto_moves": r.get("auto_moves"),
+                                 "result_id": r.get("result_id"), "status": st, "held_why": why,
+                                 "received_score": r.get("score"), "adjusted": adjustments.get(r.get("result_id"), [])})
                 entry["tables"].append({
                     "table": str(p["table"]), "hub": p["hub"], "players": spec.get("players", {}),
                     "deal_hash": body.get("deal_hash"), "same_deal": body.get("deal_hash") == rec.hash,
                     "actions": inner.get("actions") if isinstance(inner.get("actions"), list) else [],
                     "result": inner.get("result") if isinstance(inner.get("result"), dict) else {},
                     "rows": rows})
+                if inner.get("match") is True and isinstance(inner.get("deals"), list):
+                    # A board that is a match: every deal of it, its levels, its hands and its actions.
+                    entry["tables"][-1]["match"] = [
+                        {"deal": n, "setup": d.get("setup"), "hands": (d.get("deal") or {}).get("hands"),
+                         "actions": d.get("actions") if isinstance(d.get("actions"), list) else []}
+                        for n, d in enumerate(inner["deals"], 1) if isinstance(d, dict)]
                 seen.add(str(p["table"]))
             entry["missing"] = [t for t in sorted(tables_of[group], key=_natural) if t not in seen]
             out.append(entry)
@@ -112,7 +126,8 @@ def for_wire(records, limit=wire.MAX_PAYLOAD):
     if _size(records) <= limit:
         return records
     slim = dict(records, plays_omitted=True,
-                deals=[dict(d, tables=[dict(t, actions=[]) for t in d["tables"]]) for d in records["deals"]])
+                deals=[dict(d, tables=[dict(t, actions=[], **({"match": []} if "match" in t else {})) for t in d["tables"]])
+                       for d in records["deals"]])
     if _size(slim) <= limit:
         return slim
     return dict(records, plays_omitted=True, tables_omitted=True, deals=[dict(d, tables=[]) for d in records["deals"]])
@@ -147,6 +162,12 @@ def _seat(s):
     return "%s %s" % (SEAT_ZH.get(s, s), SEAT_EN.get(s, s)) if s in SEAT_ZH else html.escape(str(s))
 
 
+def _level(v):
+    """A level of a match's setup (2..14, 15 past A) as people write it: 2..10, J, Q, K, A, A+."""
+    names = {11: "J", 12: "Q", 13: "K", 14: "A", 15: "A+"}
+    return names.get(v, str(v)) if isinstance(v, int) else str(v)
+
+
 def _player(p):
     if not isinstance(p, dict):
         return html.escape(str(p))
@@ -169,6 +190,10 @@ def _action(a):
         what = "明牌 show" if a.get("yes") else "不明牌 no show"
     elif kind == "double":
         what = "加倍 double" if a.get("yes") else "不加倍 no double"
+    elif kind == "tribute":
+        what = "进贡 tribute %s" % _cards([a.get("card")] if "card" in a else a.get("cards", []))
+    elif kind == "return":
+        what = "还牌 return %s" % _cards([a.get("card")] if "card" in a else a.get("cards", []))
     else:
         what = html.escape(json.dumps(a, ensure_ascii=False))
     if a.get("auto"):
@@ -183,8 +208,24 @@ h3{font-size:1em;margin:1.2em 0 .3em}
 table{border-collapse:collapse;margin:.4em 0}td,th{border:1px solid #999;padding:.2em .5em;text-align:left}
 .c{font-family:monospace;font-size:1.05em}.r{color:#c00}.hash{font-family:monospace;font-size:.8em;word-break:break-all}
 .bad{background:#fdd;font-weight:bold}.auto{color:#666;font-size:.85em}ol{columns:3;font-size:.95em}
-.held{background:#ffd}
+.held{background:#ffd}.adj{background:#e6f0fb}.was{color:#666;text-decoration:line-through;margin-left:.3em}
+.why{color:#14324f;font-size:.9em}
 """
+
+
+def _adjusted(row):
+    """The score cell and the status note of a corrected row (empty when it was not corrected)."""
+    esc = html.escape
+    adj = [a for a in row.get("adjusted") or () if isinstance(a, dict)]
+    if not adj:
+        return esc(str(row.get("score"))), ""
+    cell = esc(str(row.get("score")))
+    if row.get("received_score") != row.get("score"):
+        cell += '<span class="was">%s</span>' % esc(str(row.get("received_score")))
+    notes = "；".join("%s %s → %s：%s（%s）" % (esc(str(a.get("field"))), esc(json.dumps(a.get("old"), ensure_ascii=False)),
+                                             esc(json.dumps(a.get("new"), ensure_ascii=False)), esc(str(a.get("why"))),
+                                             esc(str(a.get("who")))) for a in adj)
+    return cell, ' · <span class="why">裁判已更正 adjusted: %s</span>' % notes
 
 
 def render_html(records):
@@ -228,14 +269,25 @@ def render_html(records):
             for row in t.get("rows", ()):
                 held = row.get("status") == "held"
                 secs = row.get("think_ms")
-                out.append("<tr%s><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>" % (
-                    ' class="held"' if held else "", _seat(row.get("seat")),
-                    _player(players.get(row.get("seat"), row.get("player"))), esc(str(row.get("score"))),
+                score, note = _adjusted(row)
+                cls = "held" if held else ("adj" if note else "")
+                out.append("<tr%s><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s%s</td></tr>" % (
+                    ' class="%s"' % cls if cls else "", _seat(row.get("seat")),
+                    _player(players.get(row.get("seat"), row.get("player"))), score,
                     esc("%.1f s" % (secs / 1000) if isinstance(secs, int) else str(secs)), esc(str(row.get("auto_moves"))),
-                    esc("暂扣 held: %s" % row.get("held_why")) if held else "计入 counted"))
+                    esc("暂扣 held: %s" % row.get("held_why")) if held else "计入 counted", note))
             out.append("</table>")
             if t.get("actions"):
                 out.append("<ol>%s</ol>" % "".join(_action(a) for a in t["actions"]))
+            for m in t.get("match") or ():
+                levels = (m.get("setup") or {}).get("levels") or {}
+                shown = " · ".join("%s %s" % (esc(str(k)), esc(_level(v))) for k, v in sorted(levels.items()))
+                out.append("<h4>第 %s 局 deal %s <small>%s</small></h4>" % (esc(str(m.get("deal"))), esc(str(m.get("deal"))),
+                                                                         shown))
+                out.append("<table>%s</table>" % "".join("<tr><td>%s</td><td>%s</td></tr>" % (_seat(seat), _cards(hand))
+                                                         for seat, hand in (m.get("hands") or {}).items()))
+                if m.get("actions"):
+                    out.append("<ol>%s</ol>" % "".join(_action(a) for a in m["actions"]))
         if d.get("missing"):
             out.append("<p>无记录的桌 no record from table(s): %s</p>" % esc(", ".join(d["missing"])))
     out += ["</body>", "</html>", ""]

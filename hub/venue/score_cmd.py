@@ -20,6 +20,7 @@ import os
 import sys
 import tempfile
 
+from ..inputs import InputError, parse_json
 from . import scoring
 
 FORMATS = ("json", "csv", "html")
@@ -54,11 +55,10 @@ def load_rows(text):
     paizhuo.venue.scoring.ScoringInputError: row 1: the key 'score' is given twice; give each field once
     """
     try:
-        data = json.loads(text, object_pairs_hook=_object)
-    except ValueError as e:
+        data = parse_json(text, "the input", object_pairs_hook=_object)
+    except InputError as e:
         raise scoring.ScoringInputError(
-            "bad_json", "the input is not valid JSON (%s); it must be a JSON array of result rows" % e,
-            "输入不是有效的 JSON（%s）；应为成绩行的 JSON 数组" % e) from None
+            e.code, "%s; it must be a JSON array of result rows" % e.en, "%s；应为成绩行的 JSON 数组" % e.zh) from None
     if isinstance(data, dict):
         if "results" not in data:
             raise scoring.ScoringInputError(

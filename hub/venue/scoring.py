@@ -1,7 +1,6 @@
 """Duplicate MP scoring and standings for individual events (复式 MP 计分与排名).
 
-Big Two (锄大地) and Paohuzi (跑胡子) individual events are scored the same way (seed 004,
-Appendix 2; ``RULES.md`` "Duplicate scoring, ranking and movement"):
+Every one-deal game's individual events are scored the same way (seed 004, Appendix 2; ``RULES.md`` "Duplicate scoring, ranking and movement"):
 
 * every result is compared with every other result of the same deal, seat and group: **2 MP for
   each worse score, 1 for each equal score, 0 for each better**; top = 2(N − 1); rate r = MP / top;
@@ -80,7 +79,7 @@ from math import lcm
 from typing import NamedTuple
 from ..errors import CodedError
 
-SEATS = ("E", "N", "W", "S")  # Big Two; Paohuzi uses E, N, W (a subset, so the default accepts both)
+SEATS = ("E", "N", "W", "S")  # a three-seat game uses E, N, W (a subset, so the default accepts both)
 SEAT_ZH = {"E": "东", "N": "北", "W": "西", "S": "南"}
 REQUIRED = ("player", "board", "seat", "table", "score", "think_ms")
 DEFAULT_GROUP = 1
@@ -650,7 +649,7 @@ def standings(rows, *, expected=None, seats=SEATS, exact_ties=False):
     ``rows``: input rows (see the module docstring); they are checked with `validate` first.
     ``expected``: N, the results each (group, deal, seat) should have — an int for every group or
     ``{group: N}``; by default the number of tables seen in that group (and round).
-    ``seats``: the seats a row may name (``("E", "N", "W")`` for Paohuzi; the default allows all four).
+    ``seats``: the seats a row may name (``("E", "N", "W")`` for a three-seat game; the default allows all four).
     ``exact_ties``: judge equal R on the exact fraction instead of the official one-decimal R.
 
     Neuberg: a sole top with 10 of 11 expected results scores 19.9 on a top of 20.

@@ -11,7 +11,7 @@ What it does, in order (docs/venue.md tells it for staff and referees):
 1. **Restore** everything from the store (a restarted venue loses nothing): the event and its
    players, the rounds seated so far, their specs, which deals each table has finished.
 2. **Seat** round 1 by the seeded draw (:func:`paizhuo.venue.movement.seat_round`), register
-   every board's deal hash (:mod:`paizhuo.venue.deals`, from the event secret), and publish
+   every board's deal hash (:mod:`paizhuo.deals`, from the event secret), and publish
    each table's **round spec** (retained, ``venue/round/<hub>``): players, boards and each
    board's deal hash — never the round key, so no deal can be derived before its round.
 3. **Start** the round: a referee calls :meth:`Venue.start_round`, or with ``auto_start`` the
@@ -20,12 +20,25 @@ What it does, in order (docs/venue.md tells it for staff and referees):
    the spec's hashes.  A hub that shows the round loaded but not started (it restarted, the
    start was lost) gets the start again.
 4. **Results** (``hub/<hub>/result``): checked (wire format, the hub's own table, a round and
-   board it was given, the seat's player), stored idempotently with the message's outbox
+   board it was given, one row per seat), stored idempotently with the message's outbox
    cursor in one transaction, then acknowledged (``venue/ack/<hub>``: the highest contiguous n).
-   A deal hash other than the board's is stored but **held** out of the standings and raises
-   an alert ``deal_hash_mismatch``; a player who is not the seat's is held as ``player_mismatch``.
+   The venue trusts no hub's arithmetic: it replays the record through the game's engine from
+   its own copy of the deal (:mod:`paizhuo.venue.verify`) and counts the result only when the
+   deal, every action and every figure agree.  Otherwise every row of the deal is stored but
+   **held** out of the standings with its reason (code, English, Chinese) and an alert of that
+   kind: ``deal_hash_mismatch``, ``round_not_started``, ``player_mismatch`` (the seats are not
+   the spec's), ``record_deal_mismatch``, ``illegal_action``, ``bad_record``,
+   ``unfinished_record``, ``score_mismatch``, ``row_mismatch``, ``result_mismatch``.  A
+   message's ``chain`` (the head of the hub's event log) is kept with it and as the hub's
+   anchor (:meth:`Venue.anchors`).
 5. **Standings** are recomputed in the background, coalesced (a burst of results costs one
-   recompute), and published (``venue/standings``, retained); bots are never ranked.
+   recompute); bots are never ranked.  Two sets: the referees' (:meth:`Venue.standings`, every
+   counted result) and the **public** ones (:meth:`Venue.public_standings`, published on
+   ``venue/standings``, retained, and on the public web pages), scored from the boards every
+   table of their group has finished (or a referee closed, :meth:`Venue.close_board`) only: a
+   board's scores, MP and places must not reach a table still playing it.  The public table
+   feed (``venue/tables``, retained; :meth:`Venue.public_tables`) says per table whether it is
+   online, in play or waiting and how many boards it has finished — never which board or card.
 6. When every table has every board, the round is **complete**: it is closed, a standings
    snapshot is saved, the **hand records** are published (``venue/records/<round>``), and the
    next round is seated from the standings (with ``moves``: where each seat's previous player
@@ -40,7 +53,7 @@ would not help, and they stay in the store.
 
 Referee actions (:meth:`Venue.pause`, :meth:`Venue.resume`, :meth:`Venue.ack_alert`,
 :meth:`Venue.replace`, :meth:`Venue.note`, :meth:`Venue.adjust`, :meth:`Venue.release`,
-:meth:`Venue.start_round`) write a ``<action>_requested`` line to the audit log **first**, then
+:meth:`Venue.start_round`, :meth:`Venue.close_board`) write a ``<action>_requested`` line to the audit log **first**, then
 act; a refusal writes ``<action>_refused`` (with the code) and raises :class:`VenueError`; an
 operation a hub carries out writes ``<action>_reply`` with the hub's answer.
 
@@ -71,10 +84,15 @@ import uuid
 
 from ..errors import CodedError
 from ..mqtt import wire
-from . import deals as deals_
+from .. import deals as deals_
+from . import matches as matches_
+from . import matchplay
+from . import adjust as adjust_
+from . import console as console_
 from . import movement
 from . import records as records_
 from . import scoring
+from . import verify as verify_
 from .event import BOT_PREFIX
 from .store import StoreError
 
@@ -85,9 +103,12 @@ log = logging.getLogger("paizhuo.venue")
 STANDINGS_DELAY = 0.05   # s: results arriving within this window share one recompute
 REPLY_TIMEOUT = 10.0     # s: how long a referee action waits for the hub's reply
 START_RESEND = 5.0       # s: a hub that shows the round loaded but not started gets the start again
+CONTROL_RESEND = START_RESEND  # s: a control a hub has not answered goes again when it is seen, at most this often
 REFUSALS_PER_MINUTE = 100  # per sender: more are counted, not stored (a flood must not fill the disk)
 SUBSCRIBER_QUEUE = 1000  # pending notifications per subscriber; a slow one misses some, never blocks us
+TABLES_DELAY = 0.25      # s: table changes within this window share one venue/tables message
 BOT_NAME = "电脑 Bot"
+RESENT_OPS = ("end_board",)  # controls sent until the hub answers (the others wait for their reply on the spot)
 _EPOCH = re.compile(r"[0-9a-f]{16}")  # an outbox file's epoch (docs/protocol.md)
 
 
@@ -109,13 +130,39 @@ def _now_ms():
     return int(time.time() * 1000)
 
 
-_META = ("event", "name", "round", "complete", "results", "updated_at")
+def _loop_running():
+    try:
+        asyncio.get_running_loop()
+        return True
+    except RuntimeError:
+        return False
+
+
+_META = ("event", "name", "round", "complete", "results", "updated_at", "rounds", "round_started", "round_closed")
 _LINE = ("player", "name", "no", "rank", "R", "playoff", "decided_by", "deals", "firsts", "mp")
 
 
 def _line(p):
     """A full standings entry cut to its summary line."""
     return {k: p.get(k) for k in _LINE}
+
+
+def _board_key(row):
+    """(round, group, board) of a scoring row or result (the single group is group 1)."""
+    return row["round"], int(row["group"] or 1), row["board"]
+
+
+class _Public:
+    """The public standings: scored from the rows of public boards only (``rows``: the rows
+    they were scored from, so an unchanged set is not scored again)."""
+
+    __slots__ = ("rows", "scored", "summary", "full", "results", "updated_at")
+
+    def __init__(self):
+        self.rows = None
+        self.scored = self.summary = self.full = None
+        self.results = 0
+        self.updated_at = None
 
 
 class _Round:
@@ -182,16 +229,22 @@ class Venue:
         self._wall_ms = wall_ms or _now_ms
         self._rounds = {}
         self._hashes = {}             # (round, group, board) → deal hash
+        self._deals = {}              # (round, group, board, deal n) → DealRecord, for replaying results (made on first use)
         self._live = {}               # hub → (snapshot, venue ms when received)
         self._online = {}             # hub → bool (last status)
         self._subs = set()
         self._pending = {}            # control id → Future of the hub's reply
         self._start_sent = {}         # (round, hub) → (control id, monotonic time sent)
+        self._unanswered = {}         # control id → [hub, body, monotonic time sent]: sent until the hub answers
         self._scored = None           # the last scoring.Standings (None: nothing scored since the start)
         self._summary = None          # its one-line-per-player form (standings_summary())
         self._full = None             # its full dict (standings()), made when first asked for
         self._meta = {"results": 0, "updated_at": None}
         self._standings_error = None
+        self._public = _Public()
+        self._closed_boards = set()   # (round, group, board) a referee made public (close_board)
+        self._tables_sent = None      # the last venue/tables body published (without "at")
+        self._tables_timer = None
         self._dirty = asyncio.Event()
         self._lock = asyncio.Lock()   # one recompute / round change at a time
         self._refusal_window = {}     # sender → [window start, stored, suppressed]
@@ -199,10 +252,17 @@ class Venue:
         self._completing = set()
         self._starting = set()
         self._spec_refused = set()  # ids of round specs a hub refused (alerted once)
+        self._replaying = {}        # (hub, epoch, n) → the task replaying a match result
         self._restored = False
         self._hubs = {t.hub: t.table for t in config.tables}
         self._players = {p.id: p for p in config.players}
         self._bots = {p.id for p in config.players if p.bot}
+        # A match event (the engine's board is a match): sides are paired, matches scored by 场分.
+        self._match = config.matches
+        self._sides = {s.id: s for s in config.sides}
+        self._side_of = {p: s.id for s in config.sides for p in s.players}
+        self._levels = {}             # (round, table) → the replayed final levels of its match
+        self._slots = {}              # round → its matches (matchplay.Slot), read from the seating
 
     # ---- start-up -------------------------------------------------------------------------
 
@@ -215,7 +275,7 @@ class Venue:
         try:
             self.store.add_event(ev, self.event_name, self.game, secret=self.config.secret_text())
             for p in self.config.players:
-                self.store.add_player(ev, p.id, p.name)
+                self.store.add_player(ev, p.id, p.name, side=self._side_of.get(p.id))
         except StoreError as e:
             if e.code != "conflict":
                 raise
@@ -238,6 +298,8 @@ class Venue:
         for c in self.store.controls(ev):
             if c["op"] == "start":
                 self._start_sent[(c["body"].get("round"), c["hub"])] = (c["id"], 0.0)
+            elif c["op"] in RESENT_OPS and c["reply"] is None:
+                self._unanswered[c["id"]] = [c["hub"], c["body"], 0.0]
         for hub, st in self.store.hub_status(ev).items():
             self._online[hub] = st["online"]
         snap = self.store.latest_standings(ev)
@@ -245,6 +307,15 @@ class Venue:
             self._full = {k: v for k, v in snap["data"].items() if k not in _META}
             self._summary = dict(self._full, players=[_line(p) for p in self._full["players"]])
             self._meta.update({k: snap["data"][k] for k in ("results", "updated_at") if k in snap["data"]})
+            # Saved when a round closed, so every board in it was public then.
+            self._public.full, self._public.summary = self._full, self._summary
+            self._public.results, self._public.updated_at = self._meta["results"], self._meta["updated_at"]
+        for m in self.store.matches(ev):  # a forfeited match: its tables have nothing more to report
+            self._forfeit_done(m)
+        for a in self.store.audit_log(ev):
+            if a["action"] == "close_board":
+                d = a["detail"]
+                self._closed_boards.add((d["round"], d["group"], d["board"]))
         self.round = max(self._rounds, default=0)
         if self.round == 0:
             self._seat(1)
@@ -252,7 +323,7 @@ class Venue:
             self._seat(self.round)  # stopped while seating: finish it (a stored seating or spec is kept)
         if self._rounds[self.round].closed:
             if self.round < self.config.rounds:
-                self._seat(self.round + 1)  # stopped between closing a round and seating the next
+                self._seat_next(self.round + 1)  # stopped between closing a round and seating the next
             else:
                 self.finished.set()
         self._restored = True
@@ -276,6 +347,7 @@ class Venue:
         try:
             await stop.wait()
         finally:
+            await self.replays_done()  # nothing half-handled: a replay in hand is stored before the link stops
             for t in self._tasks:
                 t.cancel()
             await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -292,6 +364,7 @@ class Venue:
                 self._publish_specs(rd)
         if self._summary is not None:
             self._publish_standings()
+        self._publish_tables(force=True)
         for r, rd in sorted(self._rounds.items()):
             if rd.closed:
                 self._publish_records(r)
@@ -322,6 +395,26 @@ class Venue:
     def _publish_standings(self):
         self._pub(wire.venue_topic(self.event_id, "standings"), self._standings_for_wire(), retain=True)
 
+    def _publish_tables(self, force=False):
+        """``venue/tables`` (retained) when the public table feed changed (or ``force``)."""
+        self._tables_timer = None
+        body = {"round": self.round, "tables": self.public_tables()}
+        if body != self._tables_sent or force:
+            changed = body != self._tables_sent
+            self._tables_sent = body
+            self._pub(wire.venue_topic(self.event_id, "tables"), dict(body, v=1, at=self._wall_ms()), retain=True)
+            if changed:     # at most every TABLES_DELAY: the public page's stream follows this, not each snapshot
+                self._notify({"type": "tables"})
+
+    def _schedule_tables(self):
+        if self._tables_timer is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:    # seating before run(): _link_up publishes the feed
+            return
+        self._tables_timer = loop.call_later(TABLES_DELAY, self._publish_tables)
+
     def _publish_records(self, rnd):
         self._pub(wire.records_topic(self.event_id, rnd), records_.for_wire(self.records(rnd)), retain=True)
 
@@ -329,7 +422,9 @@ class Venue:
 
     def subscribe(self):
         """A queue of change notices for a live page: ``{"type": "table", "table": "7"}``,
-        ``{"type": "standings"}``, ``{"type": "alert"}``, ``{"type": "audit"}``,
+        ``{"type": "standings"}`` (the public standings changed), ``{"type": "scores"}`` (the
+        referees' standings were recomputed), ``{"type": "tables"}`` (the public table feed changed),
+        ``{"type": "alert"}``, ``{"type": "audit"}``,
         ``{"type": "round", "round": n}``.  A notice says what to fetch again, it carries no
         data.  A subscriber that falls more than 1,000 notices behind misses some (it should
         refetch everything); call :meth:`unsubscribe` when done."""
@@ -342,6 +437,8 @@ class Venue:
         self._subs.discard(queue)
 
     def _notify(self, notice):
+        if notice.get("type") in ("table", "round"):
+            self._schedule_tables()
         for q in list(self._subs):
             try:
                 q.put_nowait(notice)
@@ -413,7 +510,7 @@ class Venue:
     def _cursor_of(payload):
         """(epoch, n) of an outbox message when they can be read, even if the rest is wrong."""
         try:
-            m = wire.loads(payload)
+            m = wire.loads(payload, limit=wire.MAX_RESULT_PAYLOAD)  # the largest outbox message; checked by kind later
         except wire.WireError:
             return None, None, None
         epoch, n = m.get("epoch"), m.get("n")
@@ -425,24 +522,66 @@ class Venue:
         epoch, n, loose = self._cursor_of(payload)
         err = None
         msg = None
+        chain = None
         try:
             _, msg = wire.check(self.event_id, topic, payload)
             self._check_sender(hub, msg)
+            chain = msg.get("chain")  # the hub's log head, its shape checked by the wire
         except CodedError as e:
             err = e
         if epoch is None:
             return self._refuse(hub, topic, payload, err or wire.WireError("bad_field", "no epoch/n", "缺少 epoch/n"))
         rows, play, alert, holds = (), None, None, None
-        if err is None:
+        # A re-sent message is answered from the store (the same acknowledgement): it is not
+        # checked or replayed again.
+        if err is None and not self.store.seen(self.event_id, hub, epoch, n):
+            if kind == "result" and self._match and _loop_running():
+                # A match's replay takes a quarter of a second (tests/bench/bench_match_replay.py):
+                # in a worker thread, so the link, the acknowledgements and the pages go on.
+                key = (hub, epoch, n)
+                if key not in self._replaying:  # a copy re-sent meanwhile is answered when the first is stored
+                    self._replaying[key] = asyncio.ensure_future(
+                        self._replay_then_ingest(key, hub, topic, payload, msg, chain))
+                return
             try:
                 if kind == "result":
                     rows, play, alert, holds = self._result_parts(hub, msg)
                 else:
                     alert = self._alert_parts(msg)
+                    console_.alert_context(alert["body"], self._live.get(hub, (None,))[0], self.spec_of(hub))
             except VenueError as e:
                 err = e
-        res = self.store.ingest(self.event_id, hub, epoch, n, kind, msg if msg is not None else loose, topic, payload,
-                                rows=rows, play=play, alert=alert, refuse=err, holds=holds)
+        self._ingest(kind, hub, epoch, n, topic, payload, msg if msg is not None else loose, err, chain,
+                     (rows, play, alert, holds))
+
+    async def _replay_then_ingest(self, key, hub, topic, payload, msg, chain):
+        """A match result: its replay in a worker thread, then stored and acknowledged as any."""
+        try:
+            err, parts = None, ((), None, None, None)
+            try:
+                parts = await asyncio.to_thread(self._result_parts, hub, msg)
+            except VenueError as e:
+                err = e
+            self._ingest("result", hub, key[1], key[2], topic, payload, msg, err, chain, parts)
+        except Exception:  # a bug must not take the link down; the message stays unacknowledged
+            log.exception("venue: match result %s from %s could not be handled", key[2], hub)
+        finally:
+            self._replaying.pop(key, None)
+
+    async def replays_done(self):
+        """Wait until every match result being replayed is stored (tests; the venue's stop)."""
+        while self._replaying:
+            await asyncio.gather(*list(self._replaying.values()), return_exceptions=True)
+
+    def _ingest(self, kind, hub, epoch, n, topic, payload, msg, err, chain, parts):
+        """Store one outbox message (refused with ``err``, or with its result ``parts``: rows,
+        play, alert, holds), acknowledge the hub's cursor, tell the pages."""
+        rows, play, alert, holds = parts
+        res = self.store.ingest(self.event_id, hub, epoch, n, kind, msg, topic, payload,
+                                rows=rows, play=play, alert=alert, refuse=err, holds=holds, chain=chain)
+        if res["fork"] is not None:
+            log.error("venue: hub %s sent a log head that contradicts the one anchored (chain_fork)", hub)
+            self._notify({"type": "alert"})
         if res["status"] == "refused":
             log.warning("venue: refused %s n=%d from %s: %s", kind, n, hub, (err.en if err else "stored row refused"))
         self._ack(hub, epoch, res["upto"])
@@ -478,29 +617,64 @@ class Venue:
         if seats != sorted(self.seats):
             raise VenueError("bad_rows", "a %s result has one row per seat %s, not %s" % (self.game, ", ".join(self.seats), ", ".join(seats)),
                              "%s 的成绩每个座位 %s 一行，而不是 %s" % (self.game, "、".join(self.seats), "、".join(seats)))
-        rows, holds, wrong = [], {}, []
+        rows, wrong = [], []
         for r in msg["rows"]:
             want = spec["players"][r["seat"]]["id"]
             if r["player"] != want:
-                holds[r["result_id"]] = "player_mismatch"
                 wrong.append({"seat": r["seat"], "player": r["player"], "expected": want})
             rows.append(dict(r, event=self.event_id, hub=hub))
         alert = None
         want_hash = self._hashes.get((rnd, group, board))
         fields = {"round": rnd, "group": group, "board": board}
+        # Whatever is wrong with the deal holds every row of it, with one reason (the first).
         if msg["deal_hash"] != want_hash:
+            reason = verify_.Finding("deal_hash_mismatch", "the result's deal hash %s… is not board %d's (%s…)"
+                                     % (msg["deal_hash"][:12], board, (want_hash or "?")[:12]),
+                                     "成绩的牌局哈希 %s… 不是第 %d 副牌的（%s…）" % (msg["deal_hash"][:12], board, (want_hash or "?")[:12]))
             alert = {"table": table, "kind": "deal_hash_mismatch",
                      "body": dict(fields, deal_hash=msg["deal_hash"], expected=want_hash, wrong_players=wrong or None)}
+        elif not rd.started:
+            reason = verify_.Finding("round_not_started", "round %d has not started: no table can have played its deals yet" % rnd,
+                                     "第 %d 轮尚未开始：任何一桌都不可能已打完其中的牌" % rnd)
+        elif self._match:
+            reason, outcome = verify_.check_match(self.game, self.config.rules,
+                                                  lambda n: self._deal(rnd, group, board, n), msg)
+            if outcome is not None:
+                self._levels[(rnd, table)] = outcome["levels"]
+        else:
+            reason = verify_.check_result(self.game, self.config.rules, self._deal(rnd, group, board), msg)
+        holds = {}
+        if reason is not None:
+            why = reason.to_dict()
+            holds = {r["result_id"]: why for r in msg["rows"]}
+            if alert is None:
+                alert = {"table": table, "kind": reason.code, "body": dict(fields, **why, wrong_players=wrong or None)}
         elif wrong:
-            alert = {"table": table, "kind": "player_mismatch", "body": dict(fields, seats=wrong)}
+            # A seat layout other than the spec's: the whole deal waits for a referee (who sat where?).
+            seats = ", ".join("%s has %s, not %s" % (w["seat"], w["player"], w["expected"]) for w in wrong)
+            seats_zh = "；".join("%s 为 %s 而非 %s" % (w["seat"], w["player"], w["expected"]) for w in wrong)
+            why = {"code": "player_mismatch", "en": "the seats are not as the round spec seats them: %s" % seats,
+                   "zh": "座位与本轮安排不符：%s" % seats_zh}
+            holds = {r["result_id"]: why for r in msg["rows"]}
+            alert = {"table": table, "kind": "player_mismatch", "body": dict(fields, seats=wrong, en=why["en"], zh=why["zh"])}
         play = {"round": rnd, "group": group, "board": board, "table": table,
                 "record": {"deal_hash": msg["deal_hash"], "deal": msg["deal"], "at": msg["at"], "rows": msg["rows"],
                            "record": msg["record"]}}
         return rows, play, alert, holds
 
+    def _deal(self, rnd, group, board, n=1):
+        """The venue's own record of a board's deal (from the event secret), kept for the
+        replays of the other tables of its group; ``n``: the board's deal n (a match's)."""
+        key = (rnd, group, board, n)
+        d = self._deals.get(key)
+        if d is None:
+            d = self._deals[key] = deals_.deal_from_round_key(deals_.round_key(self.config.secret, rnd), self.game,
+                                                              group, board, round=rnd, deal=n)
+        return d
+
     @staticmethod
     def _alert_parts(msg):
-        body = {k: v for k, v in msg.items() if k not in ("v", "kind", "epoch", "n", "hub", "table", "alert")}
+        body = {k: v for k, v in msg.items() if k not in ("v", "kind", "epoch", "n", "hub", "table", "alert", "chain")}
         return {"table": msg["table"], "kind": msg["alert"], "body": body}
 
     def _on_status(self, hub, msg):
@@ -512,12 +686,17 @@ class Venue:
             self._notify({"type": "alert"})
         if not msg["online"]:
             self._live.pop(hub, None)
+        elif before is not True:  # back: its first snapshot gets what it has not answered, at once
+            for item in self._unanswered.values():
+                if item[0] == hub:
+                    item[2] = 0.0
         self._notify({"type": "table", "table": table})
 
     def _on_live(self, hub, msg):
         self._live[hub] = (msg, self._wall_ms())
         self._online[hub] = True  # a hub that sends live snapshots is online, whatever the last status said
         self._notify({"type": "table", "table": self._hubs[hub]})
+        self._resend_controls(hub)
         rd = self._rounds.get(self.round)
         if rd is None or hub not in rd.specs or msg.get("round") != rd.number:
             return
@@ -529,6 +708,18 @@ class Venue:
         elif self.config.auto_start and rd.number not in self._starting and self._all_loaded(rd):
             self._starting.add(rd.number)
             asyncio.ensure_future(self._auto_start(rd.number))
+
+    def _resend_controls(self, hub):
+        """Send ``hub`` again (same id) every control of :data:`RESENT_OPS` it has not answered,
+        each at most every CONTROL_RESEND s: one sent while the hub was away reaches it when
+        it is back even if the broker lost the hub's session.  Called on the hub's live
+        snapshots, which come only from a hub whose table is up.  A hub answers a repeated id
+        as before, and ``end_board`` of a board already ended changes nothing."""
+        now = time.monotonic()
+        for cid, item in list(self._unanswered.items()):
+            if item[0] == hub and now - item[2] >= CONTROL_RESEND:
+                item[2] = now
+                self._pub(wire.venue_topic(self.event_id, "control", hub), item[1])
 
     def _all_loaded(self, rd):
         return all(self._live.get(h, ({}, 0))[0].get("round") == rd.number for h in rd.specs)
@@ -555,6 +746,7 @@ class Venue:
                 self._notify({"type": "alert"})
             return
         known = self.store.set_control_reply(msg["id"], dict(msg, hub=hub))
+        self._unanswered.pop(msg["id"], None)  # answered: acknowledged, whatever it says
         fut = self._pending.pop(msg["id"], None)
         if fut is not None and not fut.done():
             fut.set_result(msg)
@@ -581,18 +773,22 @@ class Venue:
             ids = [p.id for p in sorted(cfg.players, key=lambda p: p.no)]
             kw = dict(seats=len(self.seats), tables_per_group=cfg.tables_per_group, vs_ai=cfg.vs_ai,
                       human_seat=cfg.human_seat)
-            if rnd == 1:
-                mv = movement.seat_round(ids, 1, secret=cfg.secret, **kw)
+            if self._match:
+                rows = self._pair(rnd)
             else:
-                mv = movement.seat_round(ids, rnd, standings=self._ranking(), history=self._history(rnd), **kw)
-            rows = []
-            for t in mv.tables:
-                name = cfg.tables[t.number - 1].table
-                for s, p in t.seats.items():
-                    rows.append({"table": name, "seat": s, "group": t.group,
-                                 "player": p if p is not None else "%s%s:%s" % (BOT_PREFIX, name, s)})
+                if rnd == 1:
+                    mv = movement.seat_round(ids, 1, secret=cfg.secret, **kw)
+                else:
+                    mv = movement.seat_round(ids, rnd, standings=self._ranking(), history=self._history(rnd), **kw)
+                rows = [{"table": cfg.tables[t.number - 1].table, "seat": s, "group": t.group,
+                         "player": p if p is not None else "%s%s:%s" % (BOT_PREFIX, cfg.tables[t.number - 1].table, s)}
+                        for t in mv.tables for s, p in t.seats.items()]
             self.store.set_seating(ev, rnd, rows)
             seating = self.store.seating(ev, rnd)
+        if self._match:
+            bye = matchplay.bye_of(self._sides, seating)
+            if bye is not None:  # 轮空 (场分 1.5, 级差分 17): stored with the seating's round, once
+                self.store.add_match(ev, {"round": rnd, "a": bye, "bye": True, "match_id": "r%d:bye" % rnd})
         key = deals_.round_key(cfg.secret, rnd)
         by_table = {}
         for s in seating:
@@ -626,6 +822,8 @@ class Venue:
                         "table": table, "boards": cfg.boards(),
                         "deal_hashes": {str(b): self._hashes[(rnd, group, b)] for b in cfg.boards()},
                         "players": {s: self._seat_player(p) for s, (p, _) in sorted(seats.items())}, "moves": moves}
+                if cfg.rules is not None:
+                    spec["rules"] = cfg.rules  # the engine's Rules.to_dict(): the hub plays under the event's rules
                 wire.check_round(spec)
                 new.append((hub, table, spec))
         self.store.save_round_specs(ev, rnd, new)  # one transaction: all the round's specs or none
@@ -635,6 +833,114 @@ class Venue:
             hub = cfg.hub_of(table)
             rd.add_spec(hub, stored[hub])
         self.round = rnd
+
+    def _seat_next(self, rnd):
+        """Seat round ``rnd`` after the one before closed; False when a match event's pairing is
+        impossible (every pairing repeats a meeting): the referees get a ``pairing_failed``
+        alert and the event waits (it cannot go on by itself)."""
+        try:
+            self._seat(rnd)
+            return True
+        except matches_.MatchError as e:
+            log.error("venue: round %d cannot be paired: %s", rnd, e.en)
+            if not any(a["kind"] == "pairing_failed" and a["fields"].get("round") == rnd
+                       for a in self.store.alerts(self.event_id, open_only=True)):
+                self.store.add_alert(self.event_id, "pairing_failed", dict(e.to_dict(), round=rnd))
+                self._notify({"type": "alert"})
+            return False
+
+    def _pair(self, rnd):
+        """A match event's seating of round ``rnd``: Swiss pairing (积分编排) of the sides from the
+        matches counted so far, each match at the next table (two in a teams event)."""
+        cfg = self.config
+        played = [m for m in self._match_results()[0] if m.round < rnd]
+        pairing = matches_.pair_round(rnd, [s.id for s in cfg.sides], played,
+                                      [matches_.Penalty.from_dict(p) for p in self.store.penalties(self.event_id)],
+                                      secret=cfg.secret)
+        return matchplay.seat_rows(cfg.format, [t.table for t in cfg.tables], self._sides, pairing.tables,
+                                   cfg.tables_per_group)
+
+    def _slots_of(self, rnd):
+        """The matches of a seated round (cached: a seating never changes)."""
+        if rnd not in self._slots:
+            seating = self.store.seating(self.event_id, rnd)
+            if not seating:
+                return []
+            self._slots[rnd] = matchplay.slots(self.config.format, [t.table for t in self.config.tables], self._sides,
+                                               seating, rnd)
+        return self._slots[rnd]
+
+    def _slot(self, rnd, table):
+        return next((m for m in self._slots_of(rnd) if str(table) in m.tables), None)
+
+    def _forfeit_done(self, row):
+        """A stored forfeit's tables count as finished (their boards are not played)."""
+        mid = row.get("match_id") or ""
+        rd = self._rounds.get(row.get("round"))
+        if rd is None or row.get("bye") or not mid.startswith("r"):
+            return
+        for m in self._slots_of(rd.number):
+            if m.match_id == mid:
+                for t in m.tables:
+                    for b in self.config.boards():
+                        rd.done.add((t, b))
+
+    def _room_levels(self, rnd, table, plays):
+        """The final levels of one room's match: the venue's replay of its record (cached); for a
+        result a referee released, what the hub's record says (the referees accepted it).
+        ``plays(rnd)``: the round's stored plays (read only when the cache misses)."""
+        key = (rnd, table)
+        if key not in self._levels:
+            play = next((p for p in plays(rnd) if str(p["table"]) == table), None)
+            if play is None:
+                return None
+            body = play["record"]
+            msg = {"record": body.get("record"), "rows": body.get("rows"), "board": play["board"]}
+            group, board = int(play["group"] or 1), play["board"]
+            finding, res = verify_.check_match(self.game, self.config.rules,
+                                               lambda n: self._deal(rnd, group, board, n), msg)
+            if finding is None:
+                self._levels[key] = res["levels"]
+            else:
+                claimed = ((body.get("record") or {}).get("result") or {}).get("levels")
+                self._levels[key] = claimed if isinstance(claimed, dict) else None
+        return self._levels[key]
+
+    def _match_results(self):
+        """(every counted match, the public ones): byes and forfeits as stored, played matches from
+        the replays of their rooms once every room is in and not held.  A match is public when its
+        board is (every table of its group has finished it: the open room waits for the closed)."""
+        ev = self.event_id
+        stored = [matches_.MatchResult.from_dict(dict((k, v) for k, v in m.items() if k != "score"))
+                  for m in self.store.matches(ev)]
+        taken = {m.match_id for m in stored}
+        rooms, held = set(), set()
+        for r in self.store.results(ev, include_held=True, detail=True):
+            (held if r["status"] == "held" else rooms).add((r["round"], str(r["table"])))
+        public = self.public_boards()
+        everything, shown = list(stored), list(stored)
+        read = {}
+
+        def plays(rnd):  # a round's match records, parsed only when a replay is not cached yet
+            if rnd not in read:
+                read[rnd] = self.store.plays(ev, rnd)
+            return read[rnd]
+        for rnd in sorted({r for r, _ in rooms}):
+            for slot in self._slots_of(rnd):
+                if slot.match_id in taken or not all((rnd, t) in rooms and (rnd, t) not in held for t in slot.tables):
+                    continue
+                levels = {t: self._room_levels(rnd, t, plays) for t in slot.tables}
+                if any(v is None for v in levels.values()):
+                    continue
+                try:
+                    m = matchplay.match_result(slot, levels)
+                except matches_.MatchError as e:
+                    log.error("venue: match %s cannot be scored: %s", slot.match_id, e.en)
+                    continue
+                everything.append(m)
+                if all((rnd, slot.group, b) in public for b in self.config.boards()):
+                    shown.append(m)
+        return everything, shown
 
     def _seat_player(self, pid):
         p = self._players.get(pid)
@@ -692,8 +998,8 @@ class Venue:
                 self.store.save_standings(self.event_id, rnd, self.standings())
                 self._publish_records(rnd)
                 if rnd < self.config.rounds:
-                    self._seat(rnd + 1)
-                    self._publish_specs(self._rounds[rnd + 1])
+                    if self._seat_next(rnd + 1):
+                        self._publish_specs(self._rounds[rnd + 1])
                 else:
                     self.finished.set()
                 self._publish_standings()  # round, complete
@@ -720,9 +1026,20 @@ class Venue:
             await self._recompute_locked()
 
     async def _recompute_locked(self):
+        if self._match:
+            return self._recompute_matches()
         rows = [r for r in self.store.scoring_rows(self.event_id) if not self._is_bot(r["player"])]
+        public = self.public_boards()
+        public_rows = [r for r in rows if _board_key(r) in public]
+        pub = self._public
         try:
             scored, summary = await asyncio.to_thread(self._score, rows)
+            if public_rows == rows:
+                pub_scored = (scored, summary)
+            elif public_rows != pub.rows:   # scored again only when a board became public or changed
+                pub_scored = await asyncio.to_thread(self._score, public_rows)
+            else:
+                pub_scored = None
         except scoring.ScoringInputError as e:
             if self._standings_error != e.en:
                 self._standings_error = e.en
@@ -733,9 +1050,36 @@ class Venue:
         self._standings_error = None
         self._scored, self._summary, self._full = scored, summary, None
         self._meta.update(results=len(rows), updated_at=self._wall_ms())
+        if pub_scored is not None:
+            pub.rows, (pub.scored, pub.summary), pub.full = public_rows, pub_scored, None
+            pub.results, pub.updated_at = len(public_rows), self._wall_ms()
         self.recomputes += 1
-        self._publish_standings()
-        self._notify({"type": "standings"})
+        self._notify({"type": "scores"})  # the referees' standings changed
+        if pub_scored is not None:  # what is public changed: venue/standings and the public page follow
+            self._publish_standings()
+            self._notify({"type": "standings"})
+
+    def _match_summary(self, results):
+        st = matches_.standings(results, [matches_.Penalty.from_dict(p) for p in self.store.penalties(self.event_id)],
+                                sides=[s.id for s in self.config.sides])
+        return matchplay.summary(st, self._sides, self._players)
+
+    def _recompute_matches(self):
+        """A match event's standings: 场分, then the tie-break chain (:mod:`paizhuo.venue.matches`),
+        for the referees from every counted match, for the public from the public ones."""
+        everything, shown = self._match_results()
+        pub = self._public
+        self._full = self._summary = self._match_summary(everything)
+        self._meta.update(results=len(everything), updated_at=self._wall_ms())
+        ids = sorted(m.match_id or "" for m in shown)
+        self.recomputes += 1
+        self._notify({"type": "scores"})  # the referees' standings changed
+        if ids != pub.rows:
+            pub.rows = ids
+            pub.full = pub.summary = self._full if len(shown) == len(everything) else self._match_summary(shown)
+            pub.results, pub.updated_at = len(shown), self._wall_ms()
+            self._publish_standings()
+            self._notify({"type": "standings"})
 
     def _score(self, rows):
         """Scoring (in a worker thread): the Standings and their one-line-per-player summary."""
@@ -755,12 +1099,16 @@ class Venue:
     def _current_meta(self):
         rd = self._rounds.get(self.round)
         complete = self.finished.is_set() or (self.round == self.config.rounds and rd is not None and rd.closed)
-        return dict(self._meta, event=self.event_id, name=self.event_name, round=self.round, complete=complete)
+        return dict(self._meta, event=self.event_id, name=self.event_name, round=self.round, complete=complete,
+                    rounds=self.config.rounds, round_started=rd is not None and rd.started,
+                    round_closed=rd is not None and rd.closed)
 
     def _standings_for_wire(self):
         keep = ("player", "name", "rank", "R", "playoff", "decided_by", "deals")
-        slim = dict(self.standings_summary(), v=1)
+        slim = dict(self.public_standings_summary(), v=1)  # venue/standings is public
         slim["players"] = [{k: p.get(k) for k in keep} for p in slim["players"]]
+        if "sides" in slim:
+            slim["sides"] = list(slim["sides"])
         slim["detail"] = "/standings.json"  # every board's MP is on the web page, too big for one message
         while len(json.dumps(slim, ensure_ascii=False, separators=(",", ":")).encode("utf-8")) > wire.MAX_PAYLOAD:
             slim["players"] = slim["players"][: len(slim["players"]) * 9 // 10]
@@ -777,6 +1125,43 @@ class Venue:
         """The round spec published to ``hub`` for ``rnd`` (default: the current round), or None."""
         rd = self._rounds.get(rnd or self.round)
         return None if rd is None else rd.specs.get(hub)
+
+    def seat_map(self, rnd=None):
+        """Who sits where in round ``rnd`` (default: the current round), public from the moment
+        the round is seated (the check-in screens show it too): ``{"round", "format", "tables":
+        [{"table", "group", "seats": {seat: {"id", "name", "no", "bot"}}}], "matches", "bye"}``.
+        A match event adds per table ``match``, ``room`` (``open``/``closed``; None in a pairs
+        event), ``ew`` and ``ns`` (the side ids) with ``ew_name`` and ``ns_name``, and ``matches`` (:meth:`paizhuo.venue.matchplay.Slot.to_dict` with the
+        sides' names) and ``bye`` (the side that sits out, or None)."""
+        rnd = rnd or self.round
+        rd = self._rounds.get(rnd)
+        out = {"round": rnd, "format": self.config.format, "tables": [], "matches": [], "bye": None}
+        if rd is None:
+            return out
+        place = {}
+        for m in self._slots_of(rnd) if self._match else ():
+            d = m.to_dict()
+            for k in ("home", "away"):
+                s = self._sides.get(d[k])
+                d[k + "_name"] = s.name if s else d[k]
+            out["matches"].append(d)
+            for t, room in m.rooms:
+                place[t] = (m.number, room if self.config.rooms > 1 else None)  # a pairs match has one room
+        if self._match:
+            out["bye"] = matchplay.bye_of(self._sides, self.store.seating(self.event_id, rnd))
+            out["bye_name"] = self._sides[out["bye"]].name if out["bye"] else None
+        for t in self.config.tables:
+            spec = rd.specs.get(t.hub)
+            if spec is None:
+                continue
+            row = {"table": t.table, "group": spec["group"], "seats": spec["players"]}
+            if t.table in place:
+                row.update(match=place[t.table][0], room=place[t.table][1],
+                           ew=self._side_of.get(spec["players"]["E"]["id"]), ns=self._side_of.get(spec["players"]["N"]["id"]))
+                for k in ("ew", "ns"):
+                    row[k + "_name"] = self._sides[row[k]].name if row[k] in self._sides else row[k]
+            out["tables"].append(row)
+        return out
 
     def rounds(self):
         """``[{"round", "started", "closed", "tables", "boards_done", "boards_expected"}]``."""
@@ -819,6 +1204,10 @@ class Venue:
             row["to_act"] = live.get("to_act") or []
             if isinstance(live.get("seats"), dict):
                 row["seats"] = live["seats"]
+        if spec is not None:
+            rd = self._rounds[spec["round"]]
+            row["boards_done"] = sum(1 for b in spec["boards"] if (table, b) in rd.done)
+        row["state"] = console_.table_state(row, live)
         return row
 
     def _hub_of_table(self, table):
@@ -860,32 +1249,136 @@ class Venue:
                                         "extra": rec.extra, "deal_hash": body.get("deal_hash"),
                                         "same_deal": body.get("deal_hash") == rec.hash, "actions": inner.get("actions", []),
                                         "result": inner.get("result", {}), "rows": body.get("rows", [])})
+                if self._match and isinstance(inner.get("deals"), list):
+                    # a match: how many deals and the final levels of the venue's replay (None: it did not replay)
+                    row["finished"][-1]["match"] = {"deals": len(inner["deals"]),
+                                                    "levels": self._levels.get((spec["round"], table))}
         return row
 
+    @staticmethod
+    def _full_dict(scored, summary):
+        if scored is None:
+            return {"format": scoring.FORMAT, "exact_ties": False, "fields": [], "playoffs": [], "players": []}
+        full = scored.to_dict()
+        for p, line in zip(full["players"], summary["players"]):
+            p.update(name=line["name"], no=line["no"], mp=line["mp"])
+        return full
+
     def standings(self):
-        """The current standings in full: ``Standings.to_dict()`` (``paizhuo.standings/1``,
-        docs/scoring.md: every player's every board with MP, rate and place) with each player's
-        ``name``, ``no`` and ``mp`` (total), plus ``event``, ``name``, ``round`` (seated last),
-        ``complete`` (the event is over), ``results`` (rows counted) and ``updated_at`` (venue
-        ms).  Bots are never in it; held results are not counted.  Large (megabytes for 2,000
-        players) and made on first request after each recompute: live pages want
-        :meth:`standings_summary`."""
+        """The referees' standings in full, with every counted result — also of boards other
+        tables are still playing, so never for a public page (:meth:`public_standings` is):
+        ``Standings.to_dict()`` (``paizhuo.standings/1``, docs/scoring.md: every player's every
+        board with MP, rate and place) with each player's ``name``, ``no`` and ``mp`` (total),
+        plus ``event``, ``name``, ``round`` (seated last), ``complete`` (the event is over),
+        ``results`` (rows counted) and ``updated_at`` (venue ms).  Bots are never in it; held
+        results are not counted.  Large (megabytes for 2,000 players) and made on first request
+        after each recompute: live pages want :meth:`standings_summary`."""
         if self._full is None:
-            if self._scored is None:
-                self._full = {"format": scoring.FORMAT, "exact_ties": False, "fields": [], "playoffs": [], "players": []}
-            else:
-                self._full = self._scored.to_dict()
-                for p, line in zip(self._full["players"], self._summary["players"]):
-                    p.update(name=line["name"], no=line["no"], mp=line["mp"])
-        return dict(self._full, **self._current_meta())
+            self._full = self._match_summary([]) if self._match else self._full_dict(self._scored, self._summary)
+        return adjust_.mark_standings(dict(self._full, **self._current_meta()), self._marks(False))
+
+    def _marks(self, public):
+        """The corrected results as :func:`paizhuo.venue.adjust.marks` (of public boards only)."""
+        adjs = adjust_.by_result(self.store, self.event_id)
+        if not adjs:
+            return {}
+        return adjust_.marks([dict(self.store.result(rid), result_id=rid) for rid in adjs], adjs,
+                             self.public_boards() if public else None)
+
+    def table_results(self, rnd, table):
+        """One table's results of round ``rnd`` (any round seated so far) for the console, with
+        every correction: ``{"round", "table", "deals"}`` (:func:`paizhuo.venue.adjust.table_results`).
+        Raises ``VenueError("unknown_table")``, ``("unknown_round")``."""
+        hub = self._hub_of_table(table)
+        if type(rnd) is not int or rnd not in self._rounds:
+            raise VenueError("unknown_round", "round %r is not seated; the rounds so far are %s"
+                             % (rnd, ", ".join(str(r) for r in sorted(self._rounds))),
+                             "第 %r 轮尚未安排；已有轮次：%s" % (rnd, "、".join(str(r) for r in sorted(self._rounds))))
+        spec = self.spec_of(hub, rnd) or {}
+        deals = adjust_.table_results(self.results(), adjust_.by_result(self.store, self.event_id), rnd, table,
+                                      spec.get("players"))
+        # each deal's record as the table sent it: the start of a corrected record
+        record = {p["board"]: (p["record"].get("record") or {}) for p in self.store.plays(self.event_id, rnd)
+                  if str(p["table"]) == str(table)}
+        for d in deals:
+            d["actions"] = record.get(d["board"], {}).get("actions") or []
+        return {"round": rnd, "table": str(table), "boards": spec.get("boards", []), "deals": deals}
 
     def standings_summary(self):
-        """The current standings, one line per player (cheap; what MQTT carries and live pages
-        want): the :meth:`standings` dict whose players hold only ``player``, ``name``, ``no``,
-        ``rank``, ``R``, ``playoff``, ``decided_by``, ``deals``, ``firsts`` and ``mp``."""
+        """The referees' standings, one line per player (cheap): the :meth:`standings` dict whose
+        players hold only ``player``, ``name``, ``no``, ``rank``, ``R``, ``playoff``,
+        ``decided_by``, ``deals``, ``firsts`` and ``mp``."""
         if self._summary is None:
             return dict(self.standings())
         return dict(self._summary, **self._current_meta())
+
+    # ---- what is public when (docs/venue.md § What is public when) -------------------------------
+
+    def public_boards(self):
+        """The ``(round, group, board)`` whose results everyone may see: every table of the group
+        that was given the board has a result for it (held ones too: the table has played it),
+        its round is closed, or a referee closed the board (:meth:`close_board`)."""
+        out = set(self._closed_boards)
+        for r, rd in self._rounds.items():
+            finished = {}
+            for spec in rd.specs.values():
+                for b in spec["boards"]:
+                    key = (r, spec["group"], b)
+                    finished[key] = finished.get(key, True) and (rd.closed or (spec["table"], b) in rd.done)
+            out.update(k for k, ok in finished.items() if ok)
+        return out
+
+    def public_standings(self):
+        """The standings everyone may see (the public page, ``/standings.json``, ``/standings.csv``,
+        ``venue/standings``): :meth:`standings` scored from the boards of :meth:`public_boards`
+        only, so no table learns a score, MP or place of a board it is still playing.
+        ``results`` counts those rows; ``updated_at`` is when they last changed."""
+        pub = self._public
+        if pub.full is None and self._match:
+            pub.full = self._match_summary([])
+        if pub.full is None:
+            # Every board public (the usual case between rounds): the referees' dict is the same.
+            same = pub.scored is not None and pub.scored is self._scored and self._full is not None
+            pub.full = self._full if same else self._full_dict(pub.scored, pub.summary)
+        return adjust_.mark_standings(dict(pub.full, **self._public_meta()), self._marks(True))
+
+    def public_standings_summary(self):
+        """:meth:`public_standings`, one line per player (what ``venue/standings`` carries)."""
+        if self._public.summary is None:
+            return dict(self.public_standings())
+        return dict(self._public.summary, **self._public_meta())
+
+    def _public_meta(self):
+        return dict(self._current_meta(), results=self._public.results, updated_at=self._public.updated_at)
+
+    def public_tables(self):
+        """The public table feed (``venue/tables``; the public page): per table, in the order of
+        [[tables]], ``table``, ``round`` (of its current spec, None: not seated), ``online`` (the
+        hub's last word, None: never heard), ``boards`` (given this round), ``boards_done``
+        (results in) and ``state``: ``offline``, ``idle`` (not seated), ``checkin``, ``waiting``
+        (for the start or the next deal), ``playing``, ``paused`` or ``done`` (every board in).
+        Nothing names a board, a turn, a card or a score (:data:`paizhuo.mqtt.wire.TABLE_FIELDS`)."""
+        rd = self._rounds.get(self.round)
+        out = []
+        for t in self.config.tables:
+            spec = rd.specs.get(t.hub) if rd is not None else None
+            online = self._online.get(t.hub)
+            live = self._live.get(t.hub, (None, None))[0]
+            boards = spec["boards"] if spec is not None else []
+            done = sum(1 for b in boards if (t.table, b) in rd.done)
+            if not online:
+                state = "offline"
+            elif spec is None:
+                state = "idle"
+            elif done >= len(boards):
+                state = "done"
+            elif live is None or live.get("round") != rd.number:
+                state = "waiting"
+            else:   # check-in only while a seat is not checked in (console.table_state)
+                state = console_.public_state(self._row(t.table, t.hub, 0)["state"])
+            out.append({"table": t.table, "round": spec["round"] if spec is not None else None, "online": online,
+                        "boards": len(boards), "boards_done": done, "state": state})
+        return out
 
     def records(self, rnd):
         """The hand records of finished round ``rnd`` (:func:`paizhuo.venue.records.build`; render
@@ -898,7 +1391,7 @@ class Venue:
         ev = self.event_id
         return records_.build(ev, self.event_name, self.game, self.config.secret, rnd, self.config.boards(),
                               self.store.round_specs(ev, rnd), self.store.plays(ev, rnd),
-                              self.store.results(ev, include_held=True, detail=True))
+                              self.store.results(ev, include_held=True, detail=True), adjust_.by_result(self.store, ev))
 
     def finished_rounds(self):
         """Round numbers whose hand records exist."""
@@ -908,8 +1401,10 @@ class Venue:
         """Alerts, oldest first: ``{"id", "hub", "table", "kind", "fields", "at", "acked_by",
         "acked_at"}``.  Kinds from hubs: ``call``, ``seat_offline``, ``seat_online``,
         ``clock_expiry``, ``reject_burst``, ``checkin_wrong``, ``log_failed``, ``hub_error``;
-        from the venue: ``deal_hash_mismatch``, ``player_mismatch``, ``hub_offline``,
-        ``round_waiting``, ``standings_error``."""
+        from the venue: a result held (``deal_hash_mismatch``, ``player_mismatch``,
+        ``round_not_started`` and the replay's codes, :mod:`paizhuo.venue.verify`; the fields
+        carry ``en`` and ``zh``), ``chain_fork``, ``hub_offline``, ``round_waiting``,
+        ``round_refused``, ``standings_error``; from the web: ``login_burst``."""
         return self.store.alerts(self.event_id, open_only=open_only)
 
     def audit(self):
@@ -917,8 +1412,14 @@ class Venue:
         return self.store.audit_log(self.event_id)
 
     def results(self, include_held=True):
-        """Every stored result with ``result_id``, ``status``, ``held_why`` and adjustments applied."""
+        """Every stored result with ``result_id``, ``status``, ``held_why``, ``held_reason``
+        (``{"code", "en", "zh", ...}``: why the venue held it) and adjustments applied."""
         return self.store.results(self.event_id, include_held=include_held, detail=True)
+
+    def anchors(self):
+        """Per hub, the highest head of its hash-chained event log acknowledged:
+        ``{hub: {"table", "seq", "hash", "epoch", "n", "at"}}`` (``paizhuo venue anchors``)."""
+        return self.store.anchors(self.event_id)
 
     def refusals(self):
         """Messages refused at the wire: ``{"id", "hub", "topic", "payload", "size", "reason", "at"}``."""
@@ -929,6 +1430,11 @@ class Venue:
         tell subscribers."""
         self.store.audit(who, action, detail or {}, event=self.event_id)
         self._notify({"type": "audit"})
+
+    def alert_event(self, kind, fields=None):
+        """Raise one venue alert for the web layer (``login_burst``) and tell subscribers."""
+        self.store.add_alert(self.event_id, kind, fields or {})
+        self._notify({"type": "alert"})
 
     # ---- referee actions ------------------------------------------------------------------------
 
@@ -986,6 +1492,18 @@ class Venue:
             raise VenueError(reply.get("code", "refused"), reply.get("en", "the hub refused"), reply.get("zh"))
         return {"ok": True, "id": cid, "hub": hub, "table": self._hubs[hub], "op": op}
 
+    def _end_board_at(self, rnd, table, who, reason):
+        """Tell a forfeited match's hub to end the round's board at its table (authenticated
+        like every control: the hub's own venue topic).  Not awaited: the forfeit is scored
+        either way, and a result the hub sent before it ended is kept, not counted.  Sent again
+        until the hub answers (:meth:`_resend_controls`): the hub may be away now."""
+        hub = self._hub_of_table(table)
+        body = {"v": 1, "id": uuid.uuid4().hex, "op": "end_board", "round": rnd, "by": who,
+                "reason": "forfeit: %s" % reason}
+        self.store.add_control(body["id"], self.event_id, hub, "end_board", body)
+        self._unanswered[body["id"]] = [hub, body, time.monotonic()]
+        self._pub(wire.venue_topic(self.event_id, "control", hub), body)
+
     def _send_start(self, rnd, hub):
         """Send (or send again, same id: the hub answers a repeated id as before) a round's
         start, with the round key: the one moment the key leaves the venue.  The store keeps
@@ -1005,7 +1523,12 @@ class Venue:
         async def body(who):
             if not isinstance(reason, str) or not reason.strip():
                 raise VenueError("no_reason", "say why the table is paused", "请写明暂停原因")
-            return await self._control("pause", who, self._hub_of_table(table), "pause", {"by": who, "reason": reason.strip()})
+            hub = self._hub_of_table(table)
+            why_not = console_.pause_refusal(self._row(str(table), hub, 0), self._live.get(hub, (None,))[0],
+                                            self.finished.is_set())
+            if why_not is not None:
+                raise VenueError(*why_not)
+            return await self._control("pause", who, hub, "pause", {"by": who, "reason": reason.strip()})
         return await self._act("pause", who, {"table": table, "reason": reason}, body)
 
     async def resume(self, table, who):
@@ -1059,16 +1582,102 @@ class Venue:
             return out
         return await self._act("ack_alert", who, {"alert": alert_id}, body)
 
-    async def adjust(self, result_id, field, value, who, why):
+    async def adjust(self, result_id, field, value, who, why, unbalanced=None):
         """Correct ``score``, ``think_ms`` or ``player`` of a stored result, with a reason.  The
-        result as received is kept; the standings use the corrected value.  Returns
-        ``{"ok": True, "adjustment": id, "result_id", "field", "value"}``."""
+        result as received is kept; the standings use the corrected value.  A score that makes
+        its deal add up to another total than it was played with is refused (``not_balanced``)
+        unless ``unbalanced`` says why (:mod:`paizhuo.venue.adjust`; :meth:`adjust_deal` corrects
+        every seat at once).  Returns ``{"ok": True, "adjustment": id, "result_id", "field",
+        "value", "warning"}``."""
         async def body(who):
-            aid = self.store.adjust(result_id, field, value, who, why)
-            self._dirty.set()
-            self._notify({"type": "audit"})
-            return {"ok": True, "adjustment": aid, "result_id": result_id, "field": field, "value": value}
-        return await self._act("adjust", who, {"result_id": result_id, "field": field, "value": value, "why": why}, body)
+            extra = {}
+            if not isinstance(why, str) or not why.strip():
+                raise VenueError("no_reason", "every referee decision needs a reason (why); nothing was changed",
+                                 "裁判的每个决定都必须写明原因；未做任何改动")
+            if field == "score":
+                try:
+                    r = self.store.result(result_id)
+                except StoreError:
+                    r = None
+                if r is not None and r["score"] != value:
+                    rows = adjust_.deal_rows(self.results(), r["round"], r["table"], r["board"])
+                    _, _, after = adjust_.plan(rows, {r["seat"]: value})
+                    adjust_.balance(adjust_.played_total(rows, adjust_.by_result(self.store, self.event_id)), after,
+                                    unbalanced)
+                    if unbalanced:
+                        extra["unbalanced"] = unbalanced.strip()
+            aid = self.store.adjust_many([(result_id, field, value)], who, why, extra)[0]
+            return dict(self._adjusted(self.store.result(result_id)["round"]), adjustment=aid, result_id=result_id,
+                        field=field, value=value)
+        return await self._act("adjust", who, {"result_id": result_id, "field": field, "value": value, "why": why,
+                                               "unbalanced": unbalanced}, body)
+
+    def _adjusted(self, rnd):
+        """After a correction of round ``rnd``: the standings follow, the pages are told, and the
+        answer warns when a later round was seated from the standings before it."""
+        self._dirty.set()
+        self._notify({"type": "audit"})
+        self._notify({"type": "standings"})
+        for t in self._hubs.values():
+            self._notify({"type": "table", "table": t})
+        if self._rounds.get(rnd) is not None and self._rounds[rnd].closed:
+            self._publish_records(rnd)
+        return {"ok": True, "warning": adjust_.later_rounds(self.rounds(), rnd)}
+
+    async def adjust_deal(self, rnd, table, board, scores, who, why, unbalanced=None, actions=None):
+        """Correct the scores of one deal at one table as a whole (``scores``: seat → score; seats
+        left out keep theirs; or ``actions``: the deal's corrected record, replayed through the
+        game's engine from the venue's deal for the scores), with a reason, in one transaction.
+        Refused (``not_balanced``) when the deal would add up to another total than it was
+        played with, unless ``unbalanced`` says why.  Returns ``{"ok": True, "adjustments":
+        [ids], "sum", "scores", "warning"}`` (:func:`paizhuo.venue.adjust.later_rounds`)."""
+        async def body(who):
+            rows = adjust_.deal_rows(self.results(), rnd, table, board)
+            if not rows:
+                raise VenueError("unknown_deal", "table %s has no result of round %r board %r" % (table, rnd, board),
+                                 "第 %s 桌没有第 %r 轮第 %r 副的成绩" % (table, rnd, board))
+            new = scores
+            if actions is not None:
+                new = adjust_.replayed_scores(self.game, self.config.rules,
+                                              self._deal(rnd, adjust_._group(rows[0].get("group")), board), actions)
+            changes, _, after = adjust_.plan(rows, new)
+            if not changes:
+                raise VenueError("no_change", "the deal already has these scores", "该副牌已经是这些分数")
+            adjust_.balance(adjust_.played_total(rows, adjust_.by_result(self.store, self.event_id)), after, unbalanced)
+            extra = {"round": rnd, "table": str(table), "board": board}
+            if unbalanced:
+                extra["unbalanced"] = unbalanced.strip()
+            if actions is not None:
+                extra["from_record"] = len(actions)
+            ids = self.store.adjust_many([(rid, "score", v) for rid, _, v in changes], who, why, extra)
+            return dict(self._adjusted(rnd), adjustments=ids, sum=after, scores=new)
+        return await self._act("adjust_deal", who, {"round": rnd, "table": table, "board": board, "scores": scores,
+                                                    "actions": actions, "why": why, "unbalanced": unbalanced}, body)
+
+    async def reseat_round(self, rnd, who, why):
+        """Seat round ``rnd`` again from the standings as they are now (after a correction of an
+        earlier round), and publish the new specs: only the last round seated, before it
+        starts.  Returns ``{"ok": True, "round", "tables"}``."""
+        async def body(who):
+            rd = self._rounds.get(rnd) if type(rnd) is int else None
+            if rd is None or rnd != self.round or rnd == 1:
+                raise VenueError("unknown_round", "only the round seated last (%d) can be seated again, after round 1"
+                                 % self.round, "只能重新安排最后安排的一轮（第 %d 轮），且不能是第 1 轮" % self.round)
+            if rd.started or rd.done:
+                raise VenueError("round_started", "round %d has started: its seating stays as it is" % rnd,
+                                 "第 %d 轮已开始：座位保持不变" % rnd)
+            async with self._lock:
+                await self._recompute_locked()
+                self.store.clear_seating(self.event_id, rnd, who, why)
+                del self._rounds[rnd]
+                self._seat(rnd)
+                self.store.save_standings(self.event_id, rnd - 1, self.standings(), who=who)
+                self._publish_specs(self._rounds[rnd])
+            self._notify({"type": "round", "round": rnd})
+            for t in self._hubs.values():
+                self._notify({"type": "table", "table": t})
+            return {"ok": True, "round": rnd, "tables": len(self._rounds[rnd].specs)}
+        return await self._act("reseat_round", who, {"round": rnd, "why": why}, body)
 
     async def release(self, result_id, who, why):
         """Count a held result in the standings from now on (a referee's decision, with a reason)."""
@@ -1083,6 +1692,73 @@ class Venue:
                 self._check_complete(r["round"])
             return {"ok": True, "result_id": result_id}
         return await self._act("release", who, {"result_id": result_id, "why": why}, body)
+
+    async def close_board(self, rnd, group, board, who, reason):
+        """Make a board public before every table of its group has a result for it (a table
+        cannot finish it: its hub failed, the referees decided to go on without it).  Its
+        scores, MP and places go into the public standings at once; a result that comes in
+        later still counts.  Audited (``close_board_requested``, then ``close_board`` with the
+        tables that had not finished it).  Returns ``{"ok": True, "round", "group", "board",
+        "already" (it was public), "unfinished": [tables]}``."""
+        async def body(who):
+            if not isinstance(reason, str) or not reason.strip():
+                raise VenueError("no_reason", "say why the board is made public before every table has played it",
+                                 "请写明在各桌打完之前公开该副牌的原因")
+            rd = self._rounds.get(rnd) if type(rnd) is int else None
+            tables = sorted(s["table"] for s in rd.specs.values() if s["group"] == group and board in s["boards"]) \
+                if rd is not None and type(group) is int and type(board) is int else []
+            if not tables:
+                raise VenueError("unknown_board", "round %r has no board %r in group %r" % (rnd, board, group),
+                                 "第 %r 轮第 %r 组没有第 %r 副牌" % (rnd, group, board))
+            key = (rnd, group, board)
+            already = key in self.public_boards()
+            unfinished = [t for t in tables if (t, board) not in rd.done]
+            if not already:
+                self._closed_boards.add(key)
+                self.store.audit(who, "close_board", {"round": rnd, "group": group, "board": board,
+                                                      "reason": reason.strip(), "unfinished": unfinished},
+                                 event=self.event_id)
+                self._notify({"type": "audit"})
+                self._dirty.set()
+            return {"ok": True, "round": rnd, "group": group, "board": board, "already": already,
+                    "unfinished": unfinished}
+        return await self._act("close_board", who, {"round": rnd, "group": group, "board": board, "reason": reason},
+                               body)
+
+    async def forfeit(self, rnd, table, side, who, reason):
+        """Score a match of a match event as forfeited (弃权, seed 第三十四条 六): ``side`` (a side
+        id of the match, or ``"both"``) did not play it; the other side scores 场分 2 and 级差分 17.
+        ``table`` is any table of the match.  The match's tables need no result any more (one
+        that comes in later is kept, not counted).  Returns ``{"ok": True, "match": {...}}``."""
+        async def body(who):
+            if not self._match:
+                raise VenueError("bad_request", "only a pairs or teams event has matches to forfeit",
+                                 "只有双人或团体赛才有可判弃权的比赛")
+            if not isinstance(reason, str) or not reason.strip():
+                raise VenueError("no_reason", "say why the match is forfeited", "请写明判弃权的原因")
+            rd = self._rounds.get(rnd) if type(rnd) is int else None
+            slot = self._slot(rnd, table) if rd is not None else None
+            if slot is None:
+                raise VenueError("unknown_table", "table %r plays no match in round %r" % (table, rnd),
+                                 "第 %r 轮第 %r 桌没有比赛" % (rnd, table))
+            if rd.closed:
+                raise VenueError("round_over", "round %d is over" % rnd, "第 %d 轮已结束" % rnd)
+            if side not in (slot.home, slot.away, "both"):
+                raise VenueError("bad_request", "side must be %s, %s or \"both\", not %r" % (slot.home, slot.away, side),
+                                 "弃权方必须是 %s、%s 或 both" % (slot.home, slot.away))
+            row = {"round": rnd, "a": slot.home, "b": slot.away, "match_id": slot.match_id,
+                   "forfeit": "both" if side == "both" else ("a" if side == slot.home else "b")}
+            self.store.add_match(self.event_id, row)
+            self.store.audit(who, "forfeit", dict(row, reason=reason.strip(), tables=slot.tables), event=self.event_id)
+            self._forfeit_done(row)
+            self._dirty.set()
+            self._notify({"type": "audit"})
+            for t in slot.tables:
+                self._end_board_at(rnd, t, who, reason.strip())
+                self._notify({"type": "table", "table": t})
+            self._check_complete(rnd)
+            return {"ok": True, "match": dict(slot.to_dict(), forfeit=side)}
+        return await self._act("forfeit", who, {"round": rnd, "table": table, "side": side, "reason": reason}, body)
 
     async def start_round(self, rnd, who):
         """Start round ``rnd`` at every table (its deals may begin once the seats have checked

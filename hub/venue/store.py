@@ -1,5 +1,5 @@
 """The venue's SQLite store: events, players, rounds, seatings, boards, results, adjustments,
-standings snapshots, Guandan matches and penalties, and an audit log.
+standings snapshots, a match game's matches and penalties, and an audit log.
 
 One file per venue, standard-library :mod:`sqlite3`, WAL journal with ``synchronous=FULL``
 (an acknowledged result survives a power cut), explicit ``BEGIN IMMEDIATE`` transactions (a
@@ -9,7 +9,8 @@ Results are stored idempotently by ``result_id``: the hub's outbox re-sends unti
 acknowledges, so the same result may arrive many times.
 
 >>> st = Store(":memory:", clock=lambda: "2025-05-01T10:00:00.000+00:00")
->>> st.add_event("demo", "Demo cup", "bigtwo")
+>>> from paizhuo.rules import DEFAULT_GAME
+>>> st.add_event("demo", "Demo cup", DEFAULT_GAME)
 'added'
 >>> st.add_board("demo", 1, 1, "ab12")
 'added'
@@ -37,13 +38,14 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 
 from . import matches as matches_mod
-from ..errors import CodedError
+from .. import rules as rules_
+from ..errors import SQLITE_READ_ERRORS, CodedError
 
-__all__ = ["Store", "StoreError", "SCHEMA_VERSION", "SEATS", "GAMES", "ADJUSTABLE"]
+__all__ = ["Store", "StoreError", "SCHEMA_VERSION", "SEATS", "GAMES", "ADJUSTABLE", "read_anchors"]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 SEATS = ("E", "N", "W", "S")
-GAMES = ("bigtwo", "guandan", "paohuzi")
+GAMES = tuple(sorted(rules_.DEALING))  # every game the registry deals, engine or not
 ADJUSTABLE = ("score", "think_ms", "player")  # what a referee may correct on a stored result
 OK, HELD = "ok", "held"
 MAX_RAW = 16 * 1024  # a result row larger than this is refused (a real one is ~300 bytes)
@@ -66,7 +68,7 @@ CREATE TABLE players (
     event       TEXT NOT NULL REFERENCES events(id),
     id          TEXT NOT NULL,
     name        TEXT NOT NULL,
-    side        TEXT,            -- Guandan: the pair or team the player belongs to
+    side        TEXT,            -- a match game: the pair or team the player belongs to
     PRIMARY KEY (event, id)
 );
 CREATE TABLE rounds (
@@ -134,7 +136,7 @@ CREATE TABLE standings (
     taken_at    TEXT NOT NULL,
     data        TEXT NOT NULL
 );
-CREATE TABLE matches (           -- Guandan match results (pairs and teams)
+CREATE TABLE matches (           -- a match game's match results (pairs and teams)
     event       TEXT NOT NULL REFERENCES events(id),
     match_id    TEXT NOT NULL,
     round       INTEGER NOT NULL,
@@ -250,9 +252,29 @@ ALTER TABLE rounds ADD COLUMN started_at TEXT;
 ALTER TABLE rounds ADD COLUMN started_by TEXT
 """
 
+# Version 3 (the venue trusts no hub's arithmetic): a result the venue's replay disagrees with
+# is held with its reason in both languages, and the head of each hub's hash-chained event log
+# that came with its messages is kept (with each message, and the highest per hub: the anchor
+# ``paizhuo venue anchors`` exports for ``paizhuo hub verify --anchor``).
+_SCHEMA_V3 = """
+ALTER TABLE results ADD COLUMN held_reason TEXT;
+ALTER TABLE inbox ADD COLUMN chain TEXT;
+CREATE TABLE hub_anchors (       -- per hub: the highest log head acknowledged
+    event       TEXT NOT NULL REFERENCES events(id),
+    hub         TEXT NOT NULL,
+    log_table   TEXT NOT NULL,   -- the table id inside the hub's log
+    seq         INTEGER NOT NULL,
+    hash        TEXT NOT NULL,   -- 64 lowercase hex
+    epoch       TEXT NOT NULL,   -- the outbox message that brought it
+    n           INTEGER NOT NULL,
+    at          TEXT NOT NULL,
+    PRIMARY KEY (event, hub)
+)
+"""
+
 # Migrations from version v-1 to v, applied in order inside one transaction.  Version 1 is the
 # schema above; a later version appends its DDL here and bumps SCHEMA_VERSION.
-_MIGRATIONS = {1: _SCHEMA_V1, 2: _SCHEMA_V2}
+_MIGRATIONS = {1: _SCHEMA_V1, 2: _SCHEMA_V2, 3: _SCHEMA_V3}
 
 
 class StoreError(CodedError):
@@ -273,6 +295,31 @@ def _utc_now():
 def _canon(obj):
     """One JSON text per value: key order and whitespace never make two rows differ."""
     return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def _utf8(text):
+    """``text`` as SQLite can store it: a lone surrogate (which UTF-8 cannot encode) becomes U+FFFD."""
+    if isinstance(text, str):
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in text)
+    return text
+
+
+def _audit_json(detail):
+    """An audit line's detail as JSON text: canonical, and with \\u escapes when it holds text
+    UTF-8 cannot encode (the line is written, not lost to an encoding error).
+
+    >>> _audit_json({"why": "\\ud800"})
+    '{"why":"\\\\ud800"}'
+    """
+    text = _canon(detail)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(detail, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
+    return text
 
 
 def _gkey(group):
@@ -353,6 +400,33 @@ def check_secret(secret, stored):
     return hmac.compare_digest(again, digest)
 
 
+def _anchors(db, event):
+    return {r[0]: {"table": r[1], "seq": r[2], "hash": r[3], "epoch": r[4], "n": r[5], "at": r[6]}
+            for r in db.execute("SELECT hub, log_table, seq, hash, epoch, n, at FROM hub_anchors WHERE event = ? "
+                                "ORDER BY hub", (event,))}
+
+
+def read_anchors(path, event):
+    """:meth:`Store.anchors` of the store file at ``path``, opened read-only (the venue may be
+    running on it; nothing is migrated or written).  A store from before schema 3 has none
+    (``{}``).  Raises :class:`StoreError` ``not_a_store`` for a missing or foreign file."""
+    try:
+        db = sqlite3.connect("file:%s?mode=ro" % path, uri=True)
+    except sqlite3.Error as e:
+        raise StoreError("not_a_store", "cannot open the store %s: %s" % (path, e), "无法打开数据库 %s：%s" % (path, e)) from None
+    try:
+        db.execute("PRAGMA busy_timeout = 5000")
+        names = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if "schema_version" not in names:
+            raise StoreError("not_a_store", "%s is not a paizhuo venue store" % path, "%s 不是 paizhuo 赛场数据库" % path)
+        return _anchors(db, event) if "hub_anchors" in names else {}
+    except SQLITE_READ_ERRORS as e:
+        raise StoreError("not_a_store", "%s is not a paizhuo venue store (%s)" % (path, e),
+                         "%s 不是 paizhuo 赛场数据库（%s）" % (path, e)) from None
+    finally:
+        db.close()
+
+
 class Store:
     """The venue store.  ``path`` is a file (or ``":memory:"`` for tests); ``clock`` returns the
     time stamp written into rows (ISO 8601, UTC by default)."""
@@ -367,7 +441,7 @@ class Store:
             self._db.execute("PRAGMA synchronous = FULL")
             self._db.execute("PRAGMA foreign_keys = ON")
             self._open_schema()
-        except sqlite3.DatabaseError as e:
+        except SQLITE_READ_ERRORS as e:
             self._db.close()
             raise StoreError("not_a_store", "%s is not a paizhuo venue store: %s" % (self.path, e),
                              "%s 不是 paizhuo 赛场数据库：%s" % (self.path, e)) from None
@@ -426,7 +500,7 @@ class Store:
     # -- audit --------------------------------------------------------------------------------
     def _audit(self, db, who, action, detail, event=None):
         db.execute("INSERT INTO audit (event, who, at, action, detail) VALUES (?, ?, ?, ?, ?)",
-                   (event, who, self._clock(), action, _canon(detail)))
+                   (event, _utf8(who), self._clock(), _utf8(action), _audit_json(detail)))
 
     def audit(self, who, action, detail=None, event=None):
         """Write one line to the audit log (who did what, when, with details as JSON)."""
@@ -647,8 +721,11 @@ class Store:
             raise StoreError("bad_row", "result row is larger than %d bytes" % MAX_RAW, "结果数据过大")
         return raw
 
-    def _insert_result(self, db, row, raw):
-        """:meth:`add_result` inside a transaction the caller holds."""
+    def _insert_result(self, db, row, raw, hold=None):
+        """:meth:`add_result` inside a transaction the caller holds.  ``hold``: the caller's
+        reason to hold it (a code or ``{"code", "en", "zh", ...}``); such a row is held with that
+        reason and never holds the other results of its seat (a result the venue found wrong
+        must not take a counted one out of the standings)."""
         event, rid, rnd, board = row["event"], row["result_id"], row["round"], row["board"]
         g, t, seat = _gkey(row.get("group")), _tkey(row["table"]), row["seat"]
         old = db.execute("SELECT raw FROM results WHERE result_id = ?", (rid,)).fetchone()
@@ -672,8 +749,15 @@ class Store:
             why = "unknown_board"
         elif known[0] != row["deal_hash"]:
             why = "deal_hash_mismatch"
-        others = db.execute("SELECT result_id, status, released_by FROM results WHERE event = ? AND round = ? AND grp = ? "
-                            "AND board = ? AND table_no = ? AND seat = ?", (event, rnd, g, board, t, seat)).fetchall()
+        reason = None
+        if hold:
+            code = hold["code"] if isinstance(hold, dict) else hold
+            # The caller's reason wins: an ``unknown_board`` would be released once its board came.
+            why, reason = code, _canon(hold) if isinstance(hold, dict) else None
+            others = ()
+        else:
+            others = db.execute("SELECT result_id, status, released_by FROM results WHERE event = ? AND round = ? AND grp = ? "
+                                "AND board = ? AND table_no = ? AND seat = ?", (event, rnd, g, board, t, seat)).fetchall()
         if others and why is None:
             why = "seat_taken"
         for oid, status, released_by in others:
@@ -683,9 +767,9 @@ class Store:
         self._ensure_round(db, event, rnd)
         db.execute(
             "INSERT INTO results (result_id, event, round, grp, board, table_no, seat, player, score, think_ms, deal_hash, "
-            "received_at, status, held_why, raw) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "received_at, status, held_why, held_reason, raw) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (rid, event, rnd, g, board, t, seat, row["player"], row["score"], row["think_ms"], row["deal_hash"],
-             self._clock(), HELD if why else OK, why, raw))
+             self._clock(), HELD if why else OK, why, reason, raw))
         if why:
             self._audit(db, "venue", "hold", {"result_id": rid, "why": why}, event)
         return "held" if why else "added"
@@ -700,17 +784,21 @@ class Store:
         return row, r[1], r[2], r[3], r[4]
 
     def result(self, result_id):
-        """One stored result with adjustments applied, plus ``status``, ``held_why``, ``received_at``."""
+        """One stored result with adjustments applied, plus ``status``, ``held_why``,
+        ``held_reason`` (``{"code", "en", "zh", ...}`` when the venue said why, else None) and
+        ``received_at``."""
         row, status, why, _, at = self._effective(self._db, result_id)
-        return dict(row, status=status, held_why=why, received_at=at)
+        reason = self._db.execute("SELECT held_reason FROM results WHERE result_id = ?", (result_id,)).fetchone()[0]
+        return dict(row, status=status, held_why=why, held_reason=None if reason is None else json.loads(reason), received_at=at)
 
     def results(self, event, include_held=False, detail=False):
         """Rows for scoring: ``player, board, seat, table, score, think_ms, group, round`` with
         adjustments applied (``group`` is None for the single group).  Held results are left out
         unless ``include_held``; ``detail`` adds ``result_id``, ``status``, ``held_why``,
-        ``deal_hash``.  The order is fixed (round, group, board, table, seat, result id), never
+        ``held_reason`` (``{"code", "en", "zh", ...}`` or None), ``deal_hash``.  The order is
+        fixed (round, group, board, table, seat, result id), never
         the arrival order."""
-        q = "SELECT result_id, raw, status, held_why FROM results WHERE event = ?"
+        q = "SELECT result_id, raw, status, held_why, held_reason FROM results WHERE event = ?"
         if not include_held:
             q += " AND status = 'ok'"
         adj = {}
@@ -719,13 +807,14 @@ class Store:
                 (event,)):
             adj.setdefault(rid, []).append((field, json.loads(new)))
         out = []
-        for rid, raw, status, why in self._db.execute(q, (event,)):
+        for rid, raw, status, why, reason in self._db.execute(q, (event,)):
             src = json.loads(raw)
             for field, new in adj.get(rid, ()):
                 src[field] = new
             row = {k: src.get(k) for k in ("player", "board", "seat", "table", "score", "think_ms", "group", "round")}
             if detail:
-                row.update(result_id=rid, status=status, held_why=why, deal_hash=src["deal_hash"])
+                row.update(result_id=rid, status=status, held_why=why, deal_hash=src["deal_hash"],
+                           held_reason=None if reason is None else json.loads(reason))
             out.append((rid, row))
 
         def order(item):
@@ -765,29 +854,50 @@ class Store:
         """A referee corrects one field of a stored result (``score``, ``think_ms`` or
         ``player``).  The original row is kept; the adjustment records old, new, who, when and
         why, and the audit log gets a line.  Returns the adjustment id."""
+        return self.adjust_many([(result_id, field, new)], who, why)[0]
+
+    def adjust_many(self, items, who, why, detail=None):
+        """:meth:`adjust` for many ``(result_id, field, new)`` in one transaction (all or none):
+        a deal corrected as a whole.  ``detail`` is added to each audit line.  Returns the ids."""
         self._why(who, why)
-        if field not in ADJUSTABLE:
-            raise StoreError("bad_row", "only %s can be adjusted, not %r" % (", ".join(ADJUSTABLE), field),
-                             "只能调整 %s，不能调整 %r" % ("、".join(ADJUSTABLE), field))
-        if field == "player":
-            _text({field: new}, field, 64)
-        else:
-            _int({field: new}, field, 0 if field == "think_ms" else None)
-        with self._tx() as db:
-            row, _, _, event, _ = self._effective(db, result_id)
-            old = row[field]
-            if old == new:
-                raise StoreError("no_change", "%s of %s is already %r" % (field, result_id, new), "%s 已经是 %r" % (field, new))
-            at = self._clock()
-            cur = db.execute("INSERT INTO adjustments (result_id, field, old, new, who, at, why) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                             (result_id, field, json.dumps(old), json.dumps(new), who.strip(), at, why.strip()))
-            if field != "player":
-                db.execute("UPDATE results SET %s = ? WHERE result_id = ?" % field, (new, result_id))
+        for _, field, new in items:
+            if field not in ADJUSTABLE:
+                raise StoreError("bad_row", "only %s can be adjusted, not %r" % (", ".join(ADJUSTABLE), field),
+                                 "只能调整 %s，不能调整 %r" % ("、".join(ADJUSTABLE), field))
+            if field == "player":
+                _text({field: new}, field, 64)
             else:
-                db.execute("UPDATE results SET player = ? WHERE result_id = ?", (new, result_id))
-            self._audit(db, who.strip(), "adjust", {"result_id": result_id, "field": field, "old": old, "new": new,
-                                                    "why": why.strip(), "adjustment": cur.lastrowid}, event)
-            return cur.lastrowid
+                _int({field: new}, field, 0 if field == "think_ms" else None)
+        ids = []
+        with self._tx() as db:
+            for result_id, field, new in items:
+                row, _, _, event, _ = self._effective(db, result_id)
+                old = row[field]
+                if old == new:
+                    raise StoreError("no_change", "%s of %s is already %r" % (field, result_id, new),
+                                     "%s 已经是 %r" % (field, new))
+                cur = db.execute("INSERT INTO adjustments (result_id, field, old, new, who, at, why) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                 (result_id, field, json.dumps(old), json.dumps(new), who.strip(), self._clock(), why.strip()))
+                db.execute("UPDATE results SET %s = ? WHERE result_id = ?" % field, (new, result_id))
+                self._audit(db, who.strip(), "adjust", dict(detail or {}, result_id=result_id, field=field, old=old, new=new,
+                                                            why=why.strip(), adjustment=cur.lastrowid), event)
+                ids.append(cur.lastrowid)
+        return ids
+
+    def clear_seating(self, event, rnd, who, why):
+        """Forget the seating and the round specs of round ``rnd`` so that it can be seated again
+        (a referee's re-seat after a correction).  Refused once the round has started or has a
+        result: then its seating is what the tables played."""
+        self._why(who, why)
+        with self._tx() as db:
+            r = db.execute("SELECT started_at FROM rounds WHERE event = ? AND round = ?", (event, rnd)).fetchone()
+            played = db.execute("SELECT count(*) FROM results WHERE event = ? AND round = ?", (event, rnd)).fetchone()[0]
+            if r is not None and r[0] is not None or played:
+                raise StoreError("bad_state", "round %d has started: its seating cannot change now" % rnd,
+                                 "第 %d 轮已开始，座位不能再更改" % rnd)
+            db.execute("DELETE FROM tables WHERE event = ? AND round = ?", (event, rnd))
+            db.execute("DELETE FROM round_specs WHERE event = ? AND round = ?", (event, rnd))
+            self._audit(db, who.strip(), "clear_seating", {"round": rnd, "why": why.strip()}, event)
 
     def adjustments(self, result_id=None, event=None):
         q = ("SELECT a.id, a.result_id, a.field, a.old, a.new, a.who, a.at, a.why FROM adjustments a "
@@ -853,9 +963,9 @@ class Store:
         return [{"id": r[0], "round": r[1], "taken_at": r[2]} for r in self._db.execute(
             "SELECT id, round, taken_at FROM standings WHERE event = ? ORDER BY id", (event,))]
 
-    # -- Guandan matches and penalties --------------------------------------------------------
+    # -- a match game's matches and penalties --------------------------------------------------------
     def add_match(self, event, match):
-        """Store one Guandan match record (the ``matches.json`` row format) idempotently by its
+        """Store one match record (the ``matches.json`` row format) idempotently by its
         ``match_id`` (default ``r<round>:<a>:<b>``, or ``r<round>:<a>:bye``).  Returns
         ``"added"`` or ``"duplicate"``; other content under the same id is a ``conflict``, and a
         side that already has another match in that round is ``side_busy``."""
@@ -906,7 +1016,7 @@ class Store:
 
     # -- the venue link (schema 2): hub messages, cursors, alerts, refusals, status ----------
     def ingest(self, event, hub, epoch, n, kind, message, topic, payload, rows=(), play=None, alert=None, refuse=None,
-               holds=None):
+               holds=None, chain=None):
         """Store one hub outbox message (``kind`` ``result`` or ``alert``) and what it carries,
         all in one transaction, and advance the hub's cursor for ``epoch``.
 
@@ -915,16 +1025,22 @@ class Store:
         ``alert``: ``{"table", "kind", "body"}`` (with result rows it is stored only when some
         row is new: a result re-sent under another epoch raises no second alert).  ``holds``:
         ``{result_id: why}`` results to hold at once (the venue found something wrong, e.g. a
-        player who is not the seat's).  ``refuse``: a :class:`CodedError` the caller
-        found (unknown table, ...): the message is then kept as refused, nothing else is stored.
+        player who is not the seat's, or its replay of the record disagrees); ``why`` is a code
+        or ``{"code", "en", "zh", ...}`` (kept as the result's ``held_reason``).  ``chain``: the
+        head of the hub's event log the message carried, ``{"table", "seq", "hash"}`` (already
+        checked): kept with the message, and (unless the message is refused) as the hub's
+        anchor when it is the highest seq seen; a different hash at the anchor's seq raises a
+        ``chain_fork`` alert (the hub's log was rewritten).  ``refuse``: a :class:`CodedError`
+        the caller found (unknown table, ...): the message is then kept as refused, nothing
+        else is stored.
         A row the store refuses (``bad_row``, ``conflict``) refuses the whole message the same
         way.  A refused message is logged in :meth:`refusals` and still counts for the cursor:
         resending it would not help, and the hub must be able to move on.
 
         Returns ``{"status": "stored" | "refused" | "duplicate", "upto": n, "results":
         {result_id: "added" | "held" | "duplicate"}, "alert": id | None, "refusal": id | None,
-        "same": bool}``; ``upto`` is the highest contiguous n stored for (hub, epoch), the
-        acknowledgement to send (also for a duplicate: the hub is waiting for it).
+        "same": bool, "fork": alert id | None}``; ``upto`` is the highest contiguous n stored for
+        (hub, epoch), the acknowledgement to send (also for a duplicate: the hub is waiting for it).
         ``same`` (duplicates only) says whether the content equals the first copy.
         """
         _int({"n": n}, "n", 1)
@@ -934,7 +1050,7 @@ class Store:
                 raws = [self._checked_raw(r) for r in rows]
             except StoreError as e:
                 refuse, raws = e, []
-        out = {"status": None, "upto": 0, "results": {}, "alert": None, "refusal": None, "same": True}
+        out = {"status": None, "upto": 0, "results": {}, "alert": None, "refusal": None, "same": True, "fork": None}
         with self._tx() as db:
             self._need_event(db, event)
             old = db.execute("SELECT raw FROM inbox WHERE event = ? AND hub = ? AND epoch = ? AND n = ?",
@@ -947,12 +1063,7 @@ class Store:
                 try:
                     for r, rr in zip(rows, raws):
                         rid = r["result_id"]
-                        out["results"][rid] = got = self._insert_result(db, r, rr)
-                        why = (holds or {}).get(rid)
-                        if why and got == "added":
-                            db.execute("UPDATE results SET status = 'held', held_why = ? WHERE result_id = ?", (why, rid))
-                            self._audit(db, "venue", "hold", {"result_id": rid, "why": why}, event)
-                            out["results"][rid] = "held"
+                        out["results"][rid] = self._insert_result(db, r, rr, hold=(holds or {}).get(rid))
                 except StoreError as e:
                     db.execute("ROLLBACK TO message")
                     refuse = e
@@ -970,10 +1081,40 @@ class Store:
                 if alert is not None and fresh:
                     out["alert"] = self._alert(db, event, hub, alert.get("table"), alert["kind"], alert.get("body", {}))
             out["status"] = "refused" if refuse is not None else "stored"
-            db.execute("INSERT INTO inbox (event, hub, epoch, n, kind, status, received_at, raw) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                       (event, hub, epoch, n, kind, out["status"], self._clock(), raw))
+            db.execute("INSERT INTO inbox (event, hub, epoch, n, kind, status, received_at, raw, chain) "
+                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                       (event, hub, epoch, n, kind, out["status"], self._clock(), raw, None if chain is None else _canon(chain)))
+            if chain is not None and refuse is None:  # a refused message changes nothing else
+                out["fork"] = self._anchor(db, event, hub, epoch, n, chain)
             out["upto"] = self._advance(db, event, hub, epoch)
         return out
+
+    def _anchor(self, db, event, hub, epoch, n, chain):
+        """Keep ``chain`` as the hub's anchor when it is further on; returns the id of a
+        ``chain_fork`` alert when it contradicts the anchor at the same seq (else None)."""
+        old = db.execute("SELECT log_table, seq, hash FROM hub_anchors WHERE event = ? AND hub = ?", (event, hub)).fetchone()
+        t, seq, h = chain["table"], chain["seq"], chain["hash"]
+        if old is not None and old[0] == t and old[1] == seq and old[2] != h:
+            return self._alert(db, event, hub, t, "chain_fork", {"table": t, "seq": seq, "hash": h, "anchored": old[2],
+                                                               "epoch": epoch, "n": n})
+        # A hub runs one table: another table id is a new log (the hub was set up again).
+        if old is None or old[0] != t or seq > old[1]:
+            db.execute("INSERT INTO hub_anchors (event, hub, log_table, seq, hash, epoch, n, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) "
+                       "ON CONFLICT (event, hub) DO UPDATE SET log_table = excluded.log_table, seq = excluded.seq, "
+                       "hash = excluded.hash, epoch = excluded.epoch, n = excluded.n, at = excluded.at",
+                       (event, hub, t, seq, h, epoch, n, self._clock()))
+        return None
+
+    def anchors(self, event):
+        """``{hub: {"table", "seq", "hash", "epoch", "n", "at"}}``: per hub, the highest head of its
+        event log the venue has acknowledged (what ``paizhuo hub verify --anchor`` checks the
+        log against)."""
+        return _anchors(self._db, event)
+
+    def seen(self, event, hub, epoch, n):
+        """Whether the outbox message (hub, epoch, n) is stored already (a re-send)."""
+        return self._db.execute("SELECT 1 FROM inbox WHERE event = ? AND hub = ? AND epoch = ? AND n = ?",
+                                (event, hub, epoch, n)).fetchone() is not None
 
     @staticmethod
     def _cursor(db, event, hub, epoch):
@@ -1005,13 +1146,14 @@ class Store:
 
     def inbox(self, event, hub=None):
         """Every hub message stored, by hub, epoch and n: ``{"hub", "epoch", "n", "kind", "status",
-        "received_at", "message"}``."""
-        q, args = "SELECT hub, epoch, n, kind, status, received_at, raw FROM inbox WHERE event = ?", [event]
+        "received_at", "message", "chain"}`` (``chain``: the hub's log head it carried, or None)."""
+        q, args = "SELECT hub, epoch, n, kind, status, received_at, raw, chain FROM inbox WHERE event = ?", [event]
         if hub is not None:
             q += " AND hub = ?"
             args.append(hub)
         return [{"hub": r[0], "epoch": r[1], "n": r[2], "kind": r[3], "status": r[4], "received_at": r[5],
-                 "message": json.loads(r[6])} for r in self._db.execute(q + " ORDER BY hub, epoch, n", args)]
+                 "message": json.loads(r[6]), "chain": None if r[7] is None else json.loads(r[7])}
+                for r in self._db.execute(q + " ORDER BY hub, epoch, n", args)]
 
     # alerts
     def _alert(self, db, event, hub, table, kind, body):

@@ -6,27 +6,39 @@ and the referee PIN's pbkdf2 hash.  The pages are plain HTML, CSS and JavaScript
 changes come by server-sent events (SSE):
 
 ======================================  ==========================================================
-``/``                                   public standings, live (``/live/standings``)
-``/standings.json``, ``/standings.csv`` the standings as the venue has them / one line per player
+``/``                                   public standings and tables, live (``/live/standings``)
+``/standings.json``, ``/standings.csv`` the public standings (finished boards only) / one line per player
+``/tables.json``                        the public table feed (online, boards done, in play / waiting)
 ``/records/<round>``, ``.json``         a finished round's hand records (page and JSON)
-``/live/standings``                     the public SSE stream (``standings``)
+``/boards.json?round=R``                every public board across its tables (scores, MP, places)
+``/live/standings``                     the public SSE stream (``standings``, ``tables``)
 ``/referee/login``                      the PIN form (GET), the login (POST: ``who`` + ``pin``)
 ``/referee/logout``                     POST (with ``X-CSRF``): end the session
 ``/referee``                            the console: every table, alerts, actions, audit log
 ``/referee/table/<table>``              the console opened on one table (``.json``: its detail)
 ``/referee/glance.json`` (``alerts``,   the console's data as JSON; ``session.json`` gives the
-``audit``, ``session``)                 referee's name and the CSRF token
+``audit``, ``session``, ``standings``)  referee's name and the CSRF token; ``standings.json``
+                                        every counted result, boards still in play too
+``/referee/results.json?round&table``   one table's results of a round, with every correction
+``/referee/boards.json?round=R``        every board across tables, boards still in play too
 ``/referee/live``                       the console's SSE stream (``glance``, ``table``, ``alerts``, ``audit``)
 ``/referee/api/<action>``               POST JSON :data:`ACTIONS`; needs the session and ``X-CSRF``
 ======================================  ==========================================================
 
 Security (docs/venue.md § "Web pages and the referee console"): the PIN is checked against a
 pbkdf2 hash in constant time, one check at a time, off the event loop; five wrong PINs within
-60 s lock the login for 60 s (sessions already open keep working); a session is a random token
+60 s from one client (its address and the random ``paizhuo_browser`` cookie the login page sets)
+lock that client alone for 60 s, doubled at each further lock up to an hour; a burst of wrong
+PINs venue-wide slows every check down and alerts the referees (``login_burst``), but never
+refuses a right PIN from a client that has not failed itself; a session is a random token
 (``secrets.token_urlsafe``) in an HttpOnly, SameSite=Strict cookie (Secure when the venue is served
 over HTTPS), it expires after 12 h; every POST action needs the session's CSRF token in the
 ``X-CSRF`` header; every action is recorded with the referee's typed name.  No page or stream
-shows a hand of an unfinished deal: the Venue API never gives one.
+shows a hand of an unfinished deal: the Venue API never gives one.  Nothing public (no page,
+stream or file outside ``/referee``) shows anything of a board — plays, scores, MP, places —
+before every table of its group has finished it or a referee closed it (docs/venue.md § What
+is public when): the public routes read only :meth:`Venue.public_standings` and
+:meth:`Venue.public_tables`.
 
     >>> _sse("standings", {"round": 1})
     b'event: standings\\ndata: {"round":1}\\n\\n'
@@ -52,7 +64,10 @@ from urllib.parse import urlsplit
 
 from aiohttp import web
 
+from .. import rules as rules_
 from ..errors import CodedError
+from ..inputs import InputError, check_text, parse_json
+from . import console as console_mod
 from . import records as records_mod
 from .scoring import STEP_TEXT, _csv_text, half_up
 from .store import check_secret
@@ -64,9 +79,19 @@ log = logging.getLogger("paizhuo.venue.web")
 STATIC = Path(__file__).with_name("static")
 SESSION_COOKIE = "paizhuo_referee"
 SESSION_SECONDS = 12 * 3600      # a referee's day; a stolen cookie is worthless by tomorrow
-LOCK_AFTER = 5                   # wrong PINs ...
+LOCK_AFTER = 5                   # wrong PINs of one client ...
 LOCK_WINDOW = 60.0               # ... within this many seconds ...
-LOCK_SECONDS = 60.0              # ... lock the login form this long
+LOCK_SECONDS = 60.0              # ... lock that client this long, doubled at each further lock ...
+LOCK_MAX = 3600.0                # ... up to an hour
+FORGET_AFTER = 24 * 3600.0       # a client's locks are forgotten a day after its last wrong PIN
+MAX_CLIENTS = 10000              # clients remembered (memory bound)
+BURST_FAILS = 20                 # wrong PINs venue-wide within LOCK_WINDOW: a burst (alert, slow down)
+BURST_QUIET = 600.0              # at most one burst alert per ten minutes
+MAX_PENDING = 4                  # PIN checks one address may have waiting at once
+BURST_SLOW = 1.0                 # seconds each PIN check takes during a burst (≤ 1 guess/s venue-wide)
+BROWSER_COOKIE = "paizhuo_browser"   # a random id per browser, set by the login page
+BROWSER_SECONDS = 365 * 24 * 3600
+_BROWSER = re.compile(r"[A-Za-z0-9_-]{16,64}\Z")
 MAX_BODY = 64 * 1024             # a console action is a few hundred bytes
 MAX_WHO = 40
 MAX_TEXT = 500                   # a reason or a corrected value
@@ -153,50 +178,113 @@ class Sessions:
         return len(self._by_token)
 
 
+class _Client:
+    """One login client's wrong PINs: their times in the window, the lock's end, locks so far."""
+
+    __slots__ = ("fails", "until", "locks", "last")
+
+    def __init__(self):
+        self.fails, self.until, self.locks, self.last = deque(), None, 0, 0.0
+
+
 class LoginGuard:
-    """Counts wrong PINs: ``LOCK_AFTER`` within ``LOCK_WINDOW`` seconds lock the login for
-    ``LOCK_SECONDS``.  The count is for the whole venue, not per address: a 4–6 digit PIN must not
-    be guessable from many addresses, and a referee already logged in is not affected by a lock.
-    A right PIN does not clear the count (it would give a guesser more tries).
+    """Counts wrong PINs per client (an address and the browser's ``paizhuo_browser`` cookie):
+    ``LOCK_AFTER`` within ``LOCK_WINDOW`` seconds lock that client alone, for ``LOCK_SECONDS``,
+    doubled at each further lock up to ``LOCK_MAX``; a client forgets its locks ``FORGET_AFTER``
+    seconds after its last wrong PIN, or at its right PIN.  So a guesser locks out only itself:
+    a referee's browser that has not failed is never refused.
+
+    Venue-wide, ``BURST_FAILS`` wrong PINs within the window are a burst (a guesser that changes
+    cookies or addresses): :meth:`slow` is then true (the login slows every check down, which
+    bounds the guesses per second without refusing anyone), and :meth:`burst_alert` gives the
+    count once per ``BURST_QUIET`` seconds, for an alert to the referees.
 
     >>> now = [0.0]
     >>> g = LoginGuard(clock=lambda: now[0])
-    >>> [g.failed() for _ in range(5)]
-    [False, False, False, False, True]
-    >>> g.locked_for()
-    60
+    >>> [g.failed("a") for _ in range(5)], g.locked_for("a"), g.locked_for("b")
+    ([0, 0, 0, 0, 60], 60, 0)
     >>> now[0] = 60.5
-    >>> g.locked_for()
-    0
+    >>> g.locked_for("a"), [g.failed("a") for _ in range(5)][-1]    # the second lock is twice as long
+    (0, 120)
     """
 
-    def __init__(self, clock, after=LOCK_AFTER, window=LOCK_WINDOW, seconds=LOCK_SECONDS):
+    def __init__(self, clock, after=LOCK_AFTER, window=LOCK_WINDOW, seconds=LOCK_SECONDS, longest=LOCK_MAX,
+                 burst=BURST_FAILS):
         self.clock = clock
-        self.after, self.window, self.seconds = after, window, seconds
-        self._fails = deque()
-        self._until = None
+        self.after, self.window, self.seconds, self.longest, self.burst = after, window, seconds, longest, burst
+        self._clients = {}
+        self._all = deque()            # times of every client's wrong PINs in the window
+        self._quiet_until = None       # no new burst alert before this
 
-    def locked_for(self):
-        """Whole seconds the login stays locked (0: open)."""
-        if self._until is None:
+    def _client(self, key, create=False):
+        c = self._clients.get(key)
+        now = self.clock()
+        if c is not None and c.until is None and now - c.last >= FORGET_AFTER:
+            del self._clients[key]
+            c = None
+        if c is None and create:
+            if len(self._clients) >= MAX_CLIENTS:    # a flood of made-up cookies must not fill the memory
+                self._sweep(now)
+            c = self._clients[key] = _Client()
+        return c
+
+    def _sweep(self, now):
+        old = sorted(self._clients.items(), key=lambda kv: kv[1].last)
+        for key, c in old[:max(1, len(old) // 10)]:
+            if c.until is None or c.until <= now:
+                del self._clients[key]
+
+    def locked_for(self, key):
+        """Whole seconds client ``key`` stays locked (0: it may try)."""
+        c = self._client(key)
+        if c is None or c.until is None:
             return 0
-        left = self._until - self.clock()
+        left = c.until - self.clock()
         if left <= 0:
-            self._until = None
-            self._fails.clear()   # a fresh window after a lock: five more wrong PINs lock again
+            c.until = None
+            c.fails.clear()   # a fresh window after a lock: five more wrong PINs lock again, for longer
             return 0
         return int(left + 0.999)
 
-    def failed(self):
-        """Count one wrong PIN; True when it locks the login."""
+    def failed(self, key):
+        """Count one wrong PIN of client ``key``; the seconds it is now locked for (0: not locked)."""
         now = self.clock()
-        self._fails.append(now)
-        while self._fails and now - self._fails[0] >= self.window:
-            self._fails.popleft()
-        if len(self._fails) >= self.after:
-            self._until = now + self.seconds
-            return True
-        return False
+        c = self._client(key, create=True)
+        c.last = now
+        for q in (c.fails, self._all):
+            q.append(now)
+            while q and now - q[0] >= self.window:
+                q.popleft()
+        if len(c.fails) >= self.after:
+            c.locks += 1
+            lock = min(self.seconds * 2 ** min(c.locks - 1, 20), self.longest)
+            c.until = now + lock
+            c.fails.clear()
+            return int(lock)
+        return 0
+
+    def succeeded(self, key):
+        """Client ``key`` typed the right PIN: it knows it, its wrong PINs no longer count."""
+        self._clients.pop(key, None)
+
+    def _recent(self):
+        now = self.clock()
+        while self._all and now - self._all[0] >= self.window:
+            self._all.popleft()
+        return len(self._all)
+
+    def slow(self):
+        """True during a burst of wrong PINs venue-wide."""
+        return self._recent() >= self.burst
+
+    def burst_alert(self):
+        """The number of wrong PINs in the window when a burst deserves a new alert, else None."""
+        n = self._recent()
+        now = self.clock()
+        if n < self.burst or (self._quiet_until is not None and now < self._quiet_until):
+            return None
+        self._quiet_until = now + BURST_QUIET
+        return n
 
 
 # ---- what the pages show ------------------------------------------------------------------------
@@ -214,8 +302,10 @@ def _mp_total(boards):
 
 def _public_player(p):
     """One standings line as the public page shows it: rank, player, R, total MP, marks."""
-    out = {"rank": p.get("rank"), "player": p.get("player"), "R": p.get("R"), "mp": _mp_total(p.get("boards")),
-           "deals": p.get("deals"), "decided_by": p.get("decided_by"), "playoff": bool(p.get("playoff"))}
+    mp = _mp_total(p.get("boards")) if "boards" in p else p.get("mp")  # a summary line has its total
+    out = {"rank": p.get("rank"), "player": p.get("player"), "R": p.get("R"), "mp": mp,
+           "deals": p.get("deals"), "decided_by": p.get("decided_by"), "playoff": bool(p.get("playoff")),
+           "tiebreak": console_mod.tiebreak(p), "adjusted": p.get("adjusted") or []}
     for k in ("name", "no"):
         if k in p:
             out[k] = p[k]
@@ -231,9 +321,29 @@ def public_standings(st):
     '演示赛'
     """
     st = st or {}
-    return {"event": st.get("name") or st.get("event"), "round": st.get("round"), "complete": st.get("complete"),
-            "playoffs": st.get("playoffs", []), "players": [_public_player(p) for p in st.get("players", [])],
-            "steps": {k: {"en": v[0], "zh": v[1]} for k, v in STEP_TEXT.items()}}
+    out = {"event": st.get("name") or st.get("event"), "round": st.get("round"), "complete": st.get("complete"),
+           "rounds": st.get("rounds"), "round_started": st.get("round_started"), "round_closed": st.get("round_closed"),
+           "playoffs": st.get("playoffs", []), "players": [_public_player(p) for p in st.get("players", [])],
+           "steps": {k: {"en": v[0], "zh": v[1]} for k, v in STEP_TEXT.items()}}
+    if "sides" in st:  # a match event: sides by 场分 and the tie-break chain (one line each, already small)
+        out.update(format=st.get("format"), sides=st["sides"], chain=st.get("chain", []), steps=st.get("steps", {}))
+    return out
+
+
+SIDE_COLUMNS = ("rank", "side", "name", "changfen", "jichafen", "played", "wins", "draws", "losses", "byes",
+                "level_diff", "opponents_changfen", "penalties", "decided_by")
+
+
+def sides_csv(st):
+    """A match event's standings as CSV, one line per side (the columns of
+    ``paizhuo matches standings --format csv`` with the side's name); formula-like text quoted."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(SIDE_COLUMNS + ("players",))
+    for r in (st or {}).get("sides", []):
+        w.writerow([_csv_text(r.get(c)) if c in ("side", "name") else ("" if r.get(c) is None else r.get(c))
+                    for c in SIDE_COLUMNS] + [_csv_text(" / ".join(r.get("players") or ()))])
+    return buf.getvalue()
 
 
 def standings_csv(st):
@@ -248,24 +358,32 @@ def standings_csv(st):
     order = [k for k, _ in sorted(labels.items(), key=lambda kv: kv[1])]
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    head = ["rank", "player", "name", "R", "mp", "playoff", "decided_by", "deals", "opponents_beaten",
-            "opponents_R", "firsts", "places", "think_ms", "think_trimmed_ms"]
+    head = ["rank", "player", "name", "R", "mp", "playoff", "decided_by", "tiebreak", "deals", "opponents_beaten",
+            "opponents_R", "firsts", "places", "think_ms", "think_trimmed_ms", "adjusted"]
     for lab in order:
         head += ["%s_mp" % lab, "%s_rate" % lab, "%s_place" % lab]
     w.writerow(head)
     for p in players:
         ob = p.get("opponents_beaten") or {}
+        tb = console_mod.tiebreak(p)
         line = [p.get("rank"), _csv_text(p.get("player")), _csv_text(p.get("name", "")), p.get("R"),
                 _mp_total(p.get("boards")), "yes" if p.get("playoff") else "", p.get("decided_by") or "",
+                tb["value"] if tb else "",
                 p.get("deals"), ob.get("count", ""), "" if ob.get("mean_R") is None else ob.get("mean_R"),
                 p.get("firsts"), " ".join(str(c) for c in p.get("places", ())), p.get("think_ms"),
-                p.get("think_trimmed_ms")]
+                p.get("think_trimmed_ms"), _csv_text(_adjusted_text(p.get("adjusted")))]
         boards = p.get("boards") or {}
         for lab in order:
             d = boards.get(lab)
             line += [d.get("mp"), d.get("rate"), d.get("place")] if d else ["", "", ""]
         w.writerow(line)
     return buf.getvalue()
+
+
+def _adjusted_text(notes):
+    """A player's corrections in one CSV cell: ``r1b2 score 56→200 (reason); …``."""
+    return "; ".join("%s %s %s→%s (%s)" % (n.get("label"), n.get("field"), n.get("old"), n.get("new"), n.get("why"))
+                     for n in notes or ())
 
 
 def _dumps(obj):
@@ -321,6 +439,15 @@ def _round(v):
     return v
 
 
+def _number(name):
+    def check(v):
+        if type(v) is not int or not 1 <= v <= 100000:
+            raise WebError(400, "bad_field", "%s must be a whole number of at least 1, not %.20r" % (name, v),
+                           "%s 必须是不小于 1 的整数" % name)
+        return v
+    return check
+
+
 def _alert_id(v):
     if (type(v) is int and v >= 1) or (isinstance(v, str) and _TEXT.match(v) and len(v) <= 64):
         return v
@@ -344,6 +471,52 @@ def _value(v):
                    % (v,), "value 必须是整数（分数、用时）或选手编号")
 
 
+def _scores(v):
+    if not isinstance(v, dict) or not v or len(v) > len(SEATS):
+        raise WebError(400, "bad_field", "scores must be an object of seat → whole number, like {\"E\": 10, \"N\": -10}",
+                       "scores 必须是 座位 → 整数 的对象，如 {\"E\": 10, \"N\": -10}")
+    for seat, score in v.items():
+        _seat(seat)
+        if type(score) is not int or abs(score) > 2 ** 31:
+            raise WebError(400, "bad_field", "the score of %s must be a whole number, not %.20r" % (seat, score),
+                           "%s 的分数必须是整数" % seat)
+    return dict(v)
+
+
+def _actions(v):
+    if v is None:
+        return None
+    if not isinstance(v, list) or not v or len(v) > 2000 or not all(isinstance(a, dict) for a in v):
+        raise WebError(400, "bad_field", "actions must be the deal's corrected record: a list of 1 to 2000 actions "
+                       "(objects, as the hand records write them)", "actions 必须是更正后的牌谱：1 到 2000 个操作（对象）的列表")
+    return v
+
+
+def _adjust_deal(venue, who, a):
+    if (a["scores"] is None) == (a["actions"] is None):
+        raise WebError(400, "bad_field", "give either scores (seat → score) or actions (the corrected record), not both "
+                       "or neither", "请给出 scores（各座位分数）或 actions（更正的牌谱）之一")
+    return venue.adjust_deal(a["round"], a["table"], a["board"], a["scores"], who, a["reason"], a["unbalanced"],
+                             actions=a["actions"])
+
+
+def _optional_text(name):
+    def check(v):
+        return None if v is None or (isinstance(v, str) and not v.strip()) else _need_text(name)(v)
+    return check
+
+
+async def _ack_all(venue, who):
+    """Acknowledge every open alert (each one audited as its own acknowledgement; the seats that
+    called are told, all at once).  Returns ``{"ok": True, "acked": n, "hub_errors": n}``."""
+    ids = [a["id"] for a in venue.alerts(open_only=True)]
+    venue.audit_event(who, "ack_all_requested", {"alerts": len(ids)})
+    replies = await asyncio.gather(*(venue.ack_alert(i, who) for i in ids), return_exceptions=True)
+    done = [r for r in replies if isinstance(r, dict)]
+    return {"ok": True, "acked": len(done), "hub_errors": sum(1 for r in done if r.get("hub_error")),
+            "refused": len(replies) - len(done)}
+
+
 class Action:
     """A console action: its JSON ``fields`` (name → checker), the ones that may be left out
     (``optional``, given to the checker as None), and the Venue call it makes."""
@@ -365,12 +538,30 @@ ACTIONS = {
     "replace": Action({"table": _need_text("table", 64), "seat": _seat, "dev": _device, "reason": _reason},
                       lambda v, who, a: v.replace(a["table"], a["seat"], a["dev"], who, a["reason"]), "更换座位板"),
     "adjust": Action({"result_id": _need_text("result_id", 200), "field": _need_text("field", 32),
-                      "value": _value, "reason": _reason},
-                     lambda v, who, a: v.adjust(a["result_id"], a["field"], a["value"], who, a["reason"]),
-                     "更正成绩"),
+                      "value": _value, "reason": _reason, "unbalanced": _optional_text("unbalanced")},
+                     lambda v, who, a: v.adjust(a["result_id"], a["field"], a["value"], who, a["reason"],
+                                                a["unbalanced"]),
+                     "更正成绩", optional=("unbalanced",)),
+    # A deal corrected as a whole (scores: seat → score); a changed total needs its own reason.
+    # or recomputed from its corrected record (actions), replayed by the venue.
+    "adjust_deal": Action({"round": _round, "table": _need_text("table", 64), "board": _number("board"),
+                           "scores": lambda v: None if v is None else _scores(v), "actions": _actions,
+                           "reason": _reason, "unbalanced": _optional_text("unbalanced")},
+                          lambda v, who, a: _adjust_deal(v, who, a), "更正整副成绩",
+                          optional=("scores", "actions", "unbalanced")),
+    "reseat_round": Action({"round": _round, "reason": _reason},
+                           lambda v, who, a: v.reseat_round(a["round"], who, a["reason"]), "重新安排座位"),
+    "ack_all": Action({}, lambda v, who, a: _ack_all(v, who), "确认全部警报"),
     "release": Action({"result_id": _need_text("result_id", 200), "reason": _reason},
                       lambda v, who, a: v.release(a["result_id"], who, a["reason"]), "放行成绩"),
     "start_round": Action({"round": _round}, lambda v, who, a: v.start_round(a["round"], who), "开始本轮"),
+    # A match event: a side (or both) did not play its match (弃权); the other scores 2 and 17.
+    "forfeit": Action({"round": _round, "table": _need_text("table", 64), "side": _need_text("side", 64), "reason": _reason},
+                      lambda v, who, a: v.forfeit(a["round"], a["table"], a["side"], who, a["reason"]), "判弃权"),
+    # Publish a board before every table has played it (a table cannot finish it).
+    "close_board": Action({"round": _round, "group": _number("group"), "board": _number("board"), "reason": _reason},
+                          lambda v, who, a: v.close_board(a["round"], a["group"], a["board"], who, a["reason"]),
+                          "公开本副牌"),
     # A referee's message on one seat (or every seat: no seat) of a table; English defaults to the Chinese.
     "note": Action({"table": _need_text("table", 64), "seat": _seat_or_all, "zh": _note_text("zh"),
                     "en": lambda v: None if v is None or (isinstance(v, str) and not v.strip()) else _note_text("en")(v)},
@@ -452,24 +643,40 @@ class Live:
     # clock, the clock of each row's ``last_seen``: the console counts a clock down from the
     # snapshot's age without comparing two machines' clocks.
     def standings_text(self):
-        return _dumps(public_standings(self.venue.standings()))
+        return _dumps(public_standings(self.venue.public_standings()))
+
+    def tables_text(self):
+        return _dumps({"tables": self.venue.public_tables()})
+
+    def seatmap_text(self):
+        return _dumps(self.venue.seat_map())
+
+    def scores_text(self):
+        """A match event's referee standings (one line per side, small) for the console's stream;
+        None for a duplicate event (the console fetches /referee/standings.json, megabytes at
+        2,000 players, when it needs them)."""
+        st = self.venue.standings_summary()
+        return _dumps(public_standings(st)) if "sides" in st else None
 
     def glance_text(self):
-        return _dumps({"now": self.venue.now_ms(), "tables": self.venue.glance()})
+        return _dumps(glance_data(self.venue))
 
     def alerts_text(self):
-        return _dumps({"alerts": self.venue.alerts()[-ALERT_TAIL:]})
+        now = self.venue.now_ms()
+        return _dumps({"now": now, "alerts": console_mod.alerts_view(self.venue.alerts()[-ALERT_TAIL:], now)})
 
     def audit_text(self):
         return _dumps({"audit": self.venue.audit()[-AUDIT_TAIL:]})
 
     def initial(self, referee):
         if not referee:
-            return [("standings", self.standings_text())]
-        return [("glance", self.glance_text()), ("alerts", self.alerts_text()), ("audit", self.audit_text())]
+            return [("standings", self.standings_text()), ("tables", self.tables_text()), ("seatmap", self.seatmap_text())]
+        scores = self.scores_text()
+        return [("glance", self.glance_text()), ("alerts", self.alerts_text()), ("audit", self.audit_text()),
+                ("seatmap", self.seatmap_text())] + ([("standings", scores)] if scores else [])
 
     def dispatch(self, batch):
-        """Send one batch of venue notices (``{"type": "table"|"standings"|"alert"|"audit"|"round", ...}``);
+        """Send one batch of venue notices (``{"type": "table"|"standings"|"tables"|"alert"|"audit"|"round", ...}``);
         a new round changes every table and the standings' round."""
         if not self.listeners:
             return
@@ -480,18 +687,29 @@ class Live:
             if kind == "table":
                 if ev.get("table") not in tables:
                     tables.append(ev.get("table"))
-            elif kind in ("standings", "alert", "audit"):
+            elif kind in ("standings", "tables", "alert", "audit", "scores"):
                 kinds.add(kind)
             elif kind == "round":
-                kinds.update(("standings", "glance"))
+                kinds.update(("standings", "glance", "seatmap", "scores"))
         refs = [lis for lis in self.listeners if lis.referee]
         public = [lis for lis in self.listeners if not lis.referee]
         if "standings" in kinds and public:
             text = self.standings_text()
             for lis in public:
                 lis.put("standings", "standings", text)
+        if "tables" in kinds and public:
+            text = self.tables_text()
+            for lis in public:
+                lis.put("tables", "tables", text)
+        if "seatmap" in kinds:  # who sits where: public from the moment a round is seated
+            text = self.seatmap_text()
+            for lis in self.listeners:
+                lis.put("seatmap", "seatmap", text)
         if not refs:
             return
+        text = self.scores_text() if ("scores" in kinds or "standings" in kinds) else None
+        for lis in refs if text else ():  # a match event's referee standings: every counted match
+            lis.put("standings", "standings", text)
         if "glance" in kinds:
             text = self.glance_text()
             for lis in refs:
@@ -545,7 +763,9 @@ class _State:
         self.secure = secure_cookies
         self.sessions = Sessions(clock)
         self.guard = LoginGuard(clock)
+        self.slow_seconds = BURST_SLOW
         self.pin_lock = asyncio.Lock()
+        self.pending = {}              # address -> PIN checks waiting for pin_lock
         self.live = Live(venue)
         self.tasks = []
         self.streams = set()
@@ -589,6 +809,22 @@ def _audit(st, who, action, detail):
         log.exception("audit %s by %r not written", action, who)
 
 
+def _alert(st, kind, fields):
+    """Raise a venue alert for the referees' console (a burst of wrong PINs)."""
+    try:
+        st.venue.alert_event(kind, fields)
+    except Exception:
+        log.exception("alert %s not written", kind)
+
+
+def _clean(text):
+    try:
+        check_text(text)
+    except InputError:
+        return False
+    return True
+
+
 def _origin_ok(request):
     """A POST that says where it comes from must come from this site (CSRF defence in depth,
     beside SameSite=Strict and the X-CSRF header)."""
@@ -617,11 +853,20 @@ async def index(request):
 
 
 async def standings_json(request):
-    return _json(request.app[K_VENUE].standings())
+    return _json(request.app[K_VENUE].public_standings())
+
+
+async def tables_json(request):
+    return _json({"tables": request.app[K_VENUE].public_tables()})
+
+
+async def seatmap_json(request):
+    return _json(request.app[K_VENUE].seat_map())
 
 
 async def standings_csv_route(request):
-    return web.Response(text=standings_csv(request.app[K_VENUE].standings()), content_type="text/csv",
+    st = request.app[K_VENUE].public_standings()
+    return web.Response(text=sides_csv(st) if "sides" in st else standings_csv(st), content_type="text/csv",
                         charset="utf-8", headers={"Content-Disposition": 'attachment; filename="standings.csv"'})
 
 
@@ -665,10 +910,12 @@ async def _stream(request, referee):
         for event, text in st.live.initial(referee):
             await resp.write(_sse(event, text))
         while True:
-            try:
-                items = await asyncio.wait_for(listener.take(), HEARTBEAT_S)
-            except asyncio.TimeoutError:
-                items = None
+            items = None
+            try:   # not wait_for: on Python 3.11 it can swallow the shutdown's cancel of this stream
+                async with asyncio.timeout(HEARTBEAT_S):
+                    items = await listener.take()
+            except TimeoutError:
+                pass
             if referee and st.sessions.get(session.token) is None:
                 await resp.write(_sse("logout", {"code": "login_needed", "en": "the session ended; log in again",
                                                  "zh": "登录已过期，请重新登录"}))
@@ -692,10 +939,25 @@ async def live_standings(request):
 
 # -- referee: login
 
+def _browser(request):
+    """The browser's login-client id from its cookie (None: it has none, or a malformed one)."""
+    value = request.cookies.get(BROWSER_COOKIE)
+    return value if isinstance(value, str) and _BROWSER.match(value) else None
+
+
+def _set_browser(request, resp):
+    if _browser(request) is None:
+        resp.set_cookie(BROWSER_COOKIE, secrets.token_urlsafe(24), max_age=BROWSER_SECONDS, path="/referee",
+                        httponly=True, samesite="Strict", secure=request.app[K_STATE].secure)
+    return resp
+
+
 async def login_page(request):
     if _session(request) is not None:
         raise web.HTTPSeeOther("/referee")
-    return _page("login.html")
+    # The page gives the browser its own id: wrong PINs from other browsers never lock it out.
+    text = (STATIC / "login.html").read_text(encoding="utf-8")
+    return _set_browser(request, web.Response(text=text, content_type="text/html", charset="utf-8"))
 
 
 def _login_answer(request, as_json, err):
@@ -707,6 +969,44 @@ def _login_answer(request, as_json, err):
     return web.Response(text=text, status=err.status, content_type="text/html", charset="utf-8")
 
 
+async def _body(request):
+    """The request's JSON body, checked (size, nesting, text, numbers) by :mod:`paizhuo.inputs`."""
+    try:
+        raw = await request.read()
+    except web.HTTPRequestEntityTooLarge:
+        raise WebError(413, "too_big", "the body is larger than %d bytes; a console action is a few hundred"
+                       % MAX_BODY, "请求体超过 %d 字节；控制台操作只有几百字节" % MAX_BODY) from None
+    try:
+        return parse_json(raw, "the body", max_bytes=MAX_BODY)
+    except InputError as e:
+        raise WebError(400, "bad_json", "%s; send a JSON object like {\"table\": \"7\", \"reason\": \"…\"}" % e.en,
+                       "%s；请发送 JSON 对象" % e.zh) from None
+
+
+async def _check_pin(st, who, pin, remote, client):
+    """One PIN check under ``pin_lock`` (the counts cannot be raced): ``(good, slow)``, or WebError
+    when this browser is locked.  ``slow``: a wrong PIN during a burst venue-wide."""
+    async with st.pin_lock:
+        left = st.guard.locked_for(client)
+        if left:
+            _audit(st, who, "login_locked", {"remote": remote, "seconds": left})
+            raise WebError(429, "locked", "too many wrong PINs from this browser: it may try again in %d s; "
+                           "other browsers and referees already logged in are not affected" % left,
+                           "本浏览器 PIN 码错误次数过多，已锁定：请 %d 秒后再试；其他浏览器和已登录的裁判不受影响" % left)
+        loop = asyncio.get_running_loop()
+        good = await loop.run_in_executor(None, check_secret, pin, st.pin_hash)
+        if good:
+            st.guard.succeeded(client)
+            return True, False
+        locked = st.guard.failed(client)
+        # The typed PIN is never written down: a near miss would tell a reader the real one.
+        _audit(st, who, "login_failed", {"remote": remote, "locked": bool(locked), "lock_seconds": locked})
+        burst = st.guard.burst_alert()
+        if burst is not None:
+            _alert(st, "login_burst", {"wrong_pins": burst, "seconds": int(LOCK_WINDOW), "remote": remote})
+        return False, st.guard.slow()
+
+
 async def login(request):
     st = request.app[K_STATE]
     as_json = request.content_type == "application/json"
@@ -715,38 +1015,39 @@ async def login(request):
             raise WebError(403, "bad_origin", "this form must be sent from the venue's own page",
                            "请从本赛场的登录页面提交")
         if as_json:
-            try:
-                body = await request.json()
-            except ValueError:
-                raise WebError(400, "bad_json", "the body is not valid JSON; send {\"who\": …, \"pin\": …}",
-                               "请求体不是有效的 JSON") from None
+            body = await _body(request)
             if not isinstance(body, dict):
                 raise WebError(400, "not_object", "send {\"who\": …, \"pin\": …}", "请发送 {\"who\": …, \"pin\": …}")
         else:
             body = dict(await request.post())
         who, pin = body.get("who"), body.get("pin")
-        if not isinstance(who, str) or not who.strip() or len(who.strip()) > MAX_WHO or not _TEXT.match(who.strip()):
+        if not isinstance(who, str) or not who.strip() or len(who.strip()) > MAX_WHO or not _TEXT.match(who.strip()) \
+                or not _clean(who):
             raise WebError(400, "bad_name", "type your name (1-%d characters): it is recorded with every action"
                            % MAX_WHO, "请输入您的姓名（1–%d 个字）：每项操作都会记录操作人" % MAX_WHO)
         who = who.strip()
-        if not isinstance(pin, str) or not pin or len(pin) > 64:
+        if not isinstance(pin, str) or not pin or len(pin) > 64 or not _clean(pin):
             raise WebError(400, "bad_pin", "type the referee PIN", "请输入裁判 PIN 码")
         remote = request.remote or ""
-        async with st.pin_lock:          # one PIN check at a time: the lock count cannot be raced
-            left = st.guard.locked_for()
-            if left:
-                _audit(st, who, "login_locked", {"remote": remote, "seconds": left})
-                raise WebError(429, "locked", "too many wrong PINs: the login is locked for %d s more; "
-                               "referees already logged in are not affected" % left,
-                               "PIN 码错误次数过多：登录已锁定，请 %d 秒后再试；已登录的裁判不受影响" % left)
-            loop = asyncio.get_running_loop()
-            good = await loop.run_in_executor(None, check_secret, pin, st.pin_hash)
-            if not good:
-                locked = st.guard.failed()
-                # The typed PIN is never written down: a near miss would tell a reader the real one.
-                _audit(st, who, "login_failed", {"remote": remote, "locked": locked})
-                raise WebError(403, "wrong_pin", "wrong PIN; the attempt is recorded",
-                               "PIN 码错误；本次尝试已记录")
+        client = (remote, _browser(request))
+        if st.pending.get(remote, 0) >= MAX_PENDING:
+            # Checks run one at a time; an address that floods them would make everyone else wait.
+            raise WebError(429, "busy", "too many PIN checks from this address are waiting; send one at a time",
+                           "本地址等待校验的 PIN 码过多：请逐次提交")
+        st.pending[remote] = st.pending.get(remote, 0) + 1
+        try:
+            good, slow = await _check_pin(st, who, pin, remote, client)
+        finally:
+            st.pending[remote] -= 1
+            if not st.pending[remote]:
+                del st.pending[remote]
+        if not good:
+            if slow:
+                # A burst (many browsers or addresses): each wrong answer comes late, outside the
+                # lock, so guesses are slow while the right PIN of another browser is not kept waiting.
+                await asyncio.sleep(st.slow_seconds)
+            raise WebError(403, "wrong_pin", "wrong PIN; the attempt is recorded",
+                           "PIN 码错误；本次尝试已记录")
     except WebError as e:
         return _login_answer(request, as_json, e)
     session = st.sessions.open(who)
@@ -780,8 +1081,9 @@ def _need_api_session(request):
 # The HTTP status of a venue refusal: the request itself is wrong (400), the thing named does not
 # exist (404), the hub cannot be reached now (503) or did not answer in time (504); anything else
 # the venue or a hub refused in the state things are in is 409.
-_BAD = ("bad_row", "bad_request", "no_reason", "no_who")
-_NOT_FOUND = ("unknown_table", "unknown_alert", "unknown_round", "not_found", "not_finished")
+_BAD = ("bad_row", "bad_request", "bad_record", "no_reason", "no_who")
+_NOT_FOUND = ("unknown_table", "unknown_alert", "unknown_round", "unknown_board", "unknown_deal", "not_found",
+              "not_finished")
 _STATUS = dict({c: 400 for c in _BAD}, **{c: 404 for c in _NOT_FOUND}, hub_offline=503, no_reply=504)
 
 
@@ -825,18 +1127,70 @@ async def _table_json(request, session):
 async def session_json(request, session):
     st = request.app[K_STATE]
     return _json({"who": session.who, "csrf": session.csrf, "event": st.venue.event_name,
-                  "actions": {k: {"fields": list(a.fields), "zh": a.zh} for k, a in ACTIONS.items()}})
+                  "actions": {k: {"fields": list(a.fields), "zh": a.zh} for k, a in ACTIONS.items()},
+                  "games": {name: "%s %s" % title[::-1] for name, title in rules_.TITLES.items()}})
+
+
+def glance_data(venue):
+    """The console's glance: every table, the counts, the rounds and whether the event is over."""
+    rows = venue.glance()
+    return {"now": venue.now_ms(), "tables": rows, "summary": console_mod.summary(rows, venue.alerts(open_only=True)),
+            "rounds": venue.rounds(), "round": venue.round, "finished": venue.finished.is_set()}
 
 
 @_api
 async def glance_json(request, session):
+    return _json(glance_data(request.app[K_VENUE]))
+
+
+def _query_round(request, default=None):
+    text = request.query.get("round")
+    if text is None:
+        return default
+    try:
+        return _round_of(text)
+    except WebError:
+        raise WebError(400, "bad_field", "round must be a round number (1, 2, …), not %.20r" % text,
+                       "round 必须是轮次（1、2……）") from None
+
+
+@_api
+async def results_json(request, session):
+    """``/referee/results.json?round=R&table=T``: one table's results of any round so far."""
     venue = request.app[K_VENUE]
-    return _json({"now": venue.now_ms(), "tables": venue.glance()})
+    table = request.query.get("table")
+    if not table:
+        raise WebError(400, "missing_field", "give ?table=… (and ?round=…)", "请给出 ?table=…（及 ?round=…）")
+    return _json(venue.table_results(_query_round(request, venue.round), table))
+
+
+@_api
+async def referee_boards_json(request, session):
+    """Every board across tables from the referees' standings (boards still in play too)."""
+    venue = request.app[K_VENUE]
+    return _json({"boards": console_mod.board_breakdown(venue.standings(), _query_round(request))})
+
+
+async def boards_json(request):
+    """The public per-board breakdown: public boards only (every table of the group has finished them)."""
+    venue = request.app[K_VENUE]
+    try:
+        rnd = _query_round(request)
+    except WebError as e:
+        return _refusal(e, e.status)
+    return _json({"boards": console_mod.board_breakdown(venue.public_standings(), rnd)})
+
+
+@_api
+async def referee_standings_json(request, session):
+    return _json(request.app[K_VENUE].standings())
 
 
 @_api
 async def alerts_json(request, session):
-    return _json({"alerts": request.app[K_VENUE].alerts()})
+    venue = request.app[K_VENUE]
+    now = venue.now_ms()
+    return _json({"now": now, "alerts": console_mod.alerts_view(venue.alerts(), now)})
 
 
 @_api
@@ -857,12 +1211,7 @@ async def action(request, session):
     name = request.match_info["action"]
     if name not in ACTIONS:
         check_action(name, {})
-    try:
-        body = json.loads(await request.text())
-    except ValueError as e:
-        raise WebError(400, "bad_json", "the body is not valid JSON (%s); send an object like "
-                       "{\"table\": \"7\", \"reason\": \"…\"}" % e, "请求体不是有效的 JSON（%s）" % e) from None
-    args = check_action(name, body)
+    args = check_action(name, await _body(request))
     reply = await ACTIONS[name].call(request.app[K_VENUE], session.who, args)
     return _json({"ok": True, "action": name, "reply": reply})
 
@@ -936,6 +1285,8 @@ def make_app(venue, pin_hash, *, secure_cookies=False, clock=time.monotonic):
     r.add_get("/", index)
     r.add_get("/standings.json", standings_json)
     r.add_get("/standings.csv", standings_csv_route)
+    r.add_get("/tables.json", tables_json)
+    r.add_get("/seatmap.json", seatmap_json)
     r.add_get("/records/{round}", records)
     r.add_get("/live/standings", live_standings)
     r.add_get("/referee/login", login_page)
@@ -947,6 +1298,10 @@ def make_app(venue, pin_hash, *, secure_cookies=False, clock=time.monotonic):
     r.add_get("/referee/glance.json", glance_json)
     r.add_get("/referee/alerts.json", alerts_json)
     r.add_get("/referee/audit.json", audit_json)
+    r.add_get("/referee/standings.json", referee_standings_json)
+    r.add_get("/referee/results.json", results_json)
+    r.add_get("/referee/boards.json", referee_boards_json)
+    r.add_get("/boards.json", boards_json)
     r.add_get("/referee/table/{table}", table_route)
     r.add_get("/referee/live", referee_live)
     r.add_post("/referee/api/{action}", action)

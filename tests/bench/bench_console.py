@@ -39,8 +39,8 @@ OBSERVER = """() => {
   const stamp = () => performance.timeOrigin + performance.now();
   new MutationObserver(() => {
     const cell = document.querySelector('#tables tbody tr[data-table="1"] td.turn');
-    const m = cell && /#(\\d+)/.exec(cell.textContent);
-    if (m && !(m[1] in window.__seen.turns)) window.__seen.turns[m[1]] = stamp();
+    const t = cell && cell.dataset.turn;
+    if (t && !(t in window.__seen.turns)) window.__seen.turns[t] = stamp();
   }).observe(document.querySelector('#tables tbody'), {childList: true, subtree: true, characterData: true});
   new MutationObserver(() => {
     for (const li of document.querySelectorAll('#alerts li')) {

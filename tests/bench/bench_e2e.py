@@ -33,7 +33,7 @@ def measure(deals):
         fw = firmware_.build(os.path.join(tmp, "fw"), common_hanzi=False)  # as the simulations run it
         t0 = time.perf_counter()
         for n in range(deals):
-            with SimTable(os.path.join(tmp, "t%d" % n), boards="1", secret="bench e2e %d" % n, firmware=fw) as table:
+            with SimTable(os.path.join(tmp, "t%d" % n), boards="1", secret="paizhuo bench e2e %d" % n, firmware=fw) as table:
                 table.start()
                 table.latencies = lat
                 table.play(seed=n + 1, timeout=300)

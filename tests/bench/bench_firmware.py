@@ -38,19 +38,19 @@ def _scene_frames(rig, rounds):
         ("play, 报单 + shown hand", "play", lambda: scenes.state(scenes.report())),
         ("result", "result", lambda: scenes.state(scenes.finished())),
     ]
-    out = []
-    for label, screen, make in table:
-        msg = make()
-        times = []
-        for _ in range(rounds):
-            mark = rig.seat.mark()
-            rig.hub.send(msg)
-            rig.seat.wait_screen(screen, after=mark)
-            n, _ = rig.seat.settle()
-            frame = [f for f in rig.seat.frames if f[0] == n][0]
-            times.append(frame[3])
-        out.append((label, min(times), statistics.median(times)))
-    return out
+    return [(label,) + render(rig, make(), screen, rounds) for label, screen, make in table]
+
+
+def render(rig, msg, screen, rounds):
+    """(best, median) ms of the full-screen refresh the seat draws for hub message ``msg``."""
+    times = []
+    for _ in range(rounds):
+        mark = rig.seat.mark()
+        rig.hub.send(msg)
+        rig.seat.wait_screen(screen, after=mark)
+        n, _ = rig.seat.settle()
+        times.append([f for f in rig.seat.frames if f[0] == n][0][3])
+    return min(times), statistics.median(times)
 
 
 def _tap_latency(rig, taps):
@@ -73,8 +73,9 @@ def _tap_latency(rig, taps):
     for _ in range(taps):
         mark = rig.seat.mark()
         rig.hub.send(scenes.state(g))
-        rig.seat.wait_screen("play", after=mark)
-        rig.seat.tap_widget(card)
+        ui = rig.seat.wait_screen("play", after=mark, where=lambda u: "已发送，等待主机确认" not in u["text"])
+        if not ui["widgets"]["btn:play"][4]:  # the selection stays after a play the hub did not apply
+            rig.seat.tap_widget(card)
         rig.seat.wait_screen("play", after=mark, where=lambda u: u["widgets"]["btn:play"][4] == 1)
         before = rig.hub.mark()
         t0 = time.perf_counter()

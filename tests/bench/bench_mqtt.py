@@ -27,6 +27,7 @@ from timing import percentile  # noqa: E402
 
 from paizhuo.mqtt import wire  # noqa: E402
 from paizhuo.mqtt.client import MqttClient  # noqa: E402
+from paizhuo.mqtt.mosquitto import read_password_file  # noqa: E402
 
 EV = "bench"
 
@@ -45,7 +46,11 @@ def _result(hub, n):
                                   "result": {"scores": {s: 0 for s in "ENWS"}}}})
 
 
-async def _throughput(host, port, hubs, per_hub, user_prefix=""):
+def _password(passwords, user):
+    return None if passwords is None else passwords[user]
+
+
+async def _throughput(host, port, hubs, per_hub, user_prefix="", passwords=None):
     done = asyncio.Event()
     got = [0]
     total = hubs * per_hub
@@ -55,15 +60,15 @@ async def _throughput(host, port, hubs, per_hub, user_prefix=""):
         if got[0] >= total:
             done.set()
     venue = MqttClient("venue", host, port, username=user_prefix + "venue", clean_session=False,
-                       on_message=on_message)
-    clients = [MqttClient("T%02d" % i, host, port, username=user_prefix + "T%02d" % i, clean_session=False)
-               for i in range(hubs)]
+                       on_message=on_message, password=_password(passwords, "venue"))
+    clients = [MqttClient("T%02d" % i, host, port, username=user_prefix + "T%02d" % i, clean_session=False,
+                          password=_password(passwords, "T%02d" % i)) for i in range(hubs)]
     for c in [venue] + clients:
         await c.start()
     for c in [venue] + clients:
         await c.wait_connected(10)
     venue.subscribe(wire.hub_filter(EV, "result"))
-    await venue.published(venue.publish(wire.hub_topic(EV, "T00", "result"), b"warm"), 10)
+    await clients[0].published(clients[0].publish(wire.hub_topic(EV, "T00", "result"), b"warm"), 10)
     while got[0] < 1:
         await asyncio.sleep(0.01)
     got[0] = 0
@@ -85,22 +90,27 @@ async def _throughput(host, port, hubs, per_hub, user_prefix=""):
     return total / elapsed, size
 
 
-async def _round_trips(host, port, n, nodelay):
+async def _round_trips(host, port, n, nodelay, passwords=None):
+    # The venue pings hub T00 on its ack topic, the hub answers on its reply topic: topics the
+    # broker rules allow (the embedded broker enforces them; the bench's mosquitto is open).
+    ping, pong_topic = wire.venue_topic(EV, "ack", "T00"), wire.hub_topic(EV, "T00", "reply")
     pong = asyncio.Event()
-    a = MqttClient("rt-a", host, port, nodelay=nodelay, on_message=lambda t, p: pong.set())
+    a = MqttClient("rt-a", host, port, nodelay=nodelay, on_message=lambda t, p: pong.set(),
+                   username="venue" if passwords else None, password=_password(passwords, "venue"))
     b = None
 
     def reply(topic, payload):
-        b.publish("rt/pong", payload, qos=1)
-    b = MqttClient("rt-b", host, port, nodelay=nodelay, on_message=reply)
+        b.publish(pong_topic, payload, qos=1)
+    b = MqttClient("rt-b", host, port, nodelay=nodelay, on_message=reply,
+                   username="T00" if passwords else None, password=_password(passwords, "T00"))
     for c in (a, b):
         await c.start()
         await c.wait_connected(10)
-    a.subscribe("rt/pong")
-    b.subscribe("rt/ping")
+    a.subscribe(pong_topic)
+    b.subscribe(ping)
     # Both SUBSCRIBEs travel on their own connections: ping until the first pong says both are live.
     for _ in range(100):
-        a.publish("rt/ping", b"warm", qos=1)
+        a.publish(ping, b"warm", qos=1)
         try:
             await asyncio.wait_for(pong.wait(), 0.2)
             break
@@ -111,7 +121,7 @@ async def _round_trips(host, port, n, nodelay):
     for i in range(n):
         pong.clear()
         t0 = time.perf_counter()
-        a.publish("rt/ping", b"%d" % i, qos=1)
+        a.publish(ping, b"%d" % i, qos=1)
         await asyncio.wait_for(pong.wait(), 10)
         times.append((time.perf_counter() - t0) * 1000.0)
     await a.stop()
@@ -144,9 +154,12 @@ async def _run(quick):
         out["rt_off"] = await _round_trips(broker.host, broker.port, trips_slow, False)
     finally:
         broker.stop()
-    async with amqtt_broker() as port:
-        out["amqtt"] = await _throughput("127.0.0.1", port, hubs, per_hub // (5 if quick else 2))
-        out["rt_amqtt"] = await _round_trips("127.0.0.1", port, trips_fast // 2, True)
+    users = ["T%02d" % i for i in range(hubs)]
+    async with amqtt_broker(event=EV, hubs=users) as am:
+        # with logins and the topic rules checked on every message, as the venue runs it
+        passwords = {u: read_password_file(os.path.join(am.credentials, "%s.pass" % u)) for u in users + ["venue"]}
+        out["amqtt"] = await _throughput("127.0.0.1", am.port, hubs, per_hub // (5 if quick else 2), passwords=passwords)
+        out["rt_amqtt"] = await _round_trips("127.0.0.1", am.port, trips_fast // 2, True, passwords=passwords)
     return hubs, per_hub, out
 
 

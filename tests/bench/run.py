@@ -272,7 +272,9 @@ def plugged_sections(quick):
         spec = importlib.util.spec_from_file_location(fname[:-3], os.path.join(HERE, fname))
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
+        t = time.monotonic()
         out.append((fname, mod.section(quick)))
+        print("section %s took %.1f s" % (fname, time.monotonic() - t), flush=True)
     return out
 
 

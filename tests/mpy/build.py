@@ -7,8 +7,8 @@ shared/bigtwo.py, so the tests run bytecode made here by ``mpy-cross``:
     MICROPYPATH=build/mpy:.frozen micropython -X heapsize=64k tests/mpy/run_vectors.py tests/vectors
 
 Layout of the build folder: ``paizhuo_shared/*.mpy`` (every shared/*.py),
-``run_vectors.mpy`` and the checks it imports, ``game_checks.mpy`` and
-``link_checks.mpy`` (from tests/vectors/).  ``.frozen`` in MICROPYPATH keeps the built-in modules.
+``run_vectors.mpy`` and the checks it imports, ``game_checks.mpy``,
+``guandan_checks.mpy`` and ``link_checks.mpy`` (from tests/vectors/).  ``.frozen`` in MICROPYPATH keeps the built-in modules.
 """
 
 import os
@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT / "shared"
 RUNNER = ROOT / "tests" / "mpy" / "run_vectors.py"
-CHECKS = [ROOT / "tests" / "vectors" / n for n in ("game_checks.py", "link_checks.py")]  # the runner imports these
+CHECKS = [ROOT / "tests" / "vectors" / n for n in ("game_checks.py", "guandan_checks.py", "link_checks.py")]  # the runner imports these
 
 
 class MpyBuildError(RuntimeError):
@@ -77,11 +77,25 @@ def build_mpy(dest_dir):
     return dest
 
 
-def micropython_env(dest_dir, base=None):
-    """Environment for running micropython against a build folder."""
+def micropython_env(dest_dir, base=None, relative=False):
+    """Environment for running micropython against a build folder.
+
+    ``relative``: ``MICROPYPATH`` is ``.`` — run the process in ``dest_dir``.  Paths are
+    strings on MicroPython's heap, so a heap measured with an absolute temp path depends on
+    where the checkout and the temp folder are (a deep CI folder costs hundreds of bytes).
+    """
     env = dict(os.environ if base is None else base)
-    env["MICROPYPATH"] = "%s:.frozen" % Path(dest_dir).resolve()
+    env["MICROPYPATH"] = ".:.frozen" if relative else "%s:.frozen" % Path(dest_dir).resolve()
     return env
+
+
+def link_tests(dest_dir):
+    """A ``t`` link in ``dest_dir`` to the repository's tests/ folder: run in ``dest_dir``, a
+    script is ``t/mpy/…`` and the vectors ``t/vectors`` wherever the checkout is."""
+    link = Path(dest_dir) / "t"
+    if not link.is_symlink():
+        link.symlink_to(Path(__file__).resolve().parents[1], target_is_directory=True)
+    return link
 
 
 def main(argv):

@@ -12,11 +12,12 @@ MicroPython run the same checks.  Keep this file plain: no f-string specs, no
 rjust/ljust, no itertools/typing/dataclasses.
 
 The checks themselves live beside the vectors, one module per family:
-tests/vectors/game_checks.py (cards_*, bigtwo_*) and tests/vectors/link_checks.py
-(link_*).  build.py precompiles them; MicroPython finds only those .mpy files (this
+tests/vectors/game_checks.py (cards_*, bigtwo_*), tests/vectors/guandan_checks.py
+(guandan_*) and tests/vectors/link_checks.py (link_*).  build.py precompiles them; MicroPython finds only those .mpy files (this
 folder, first on its path, holds no checks to compile).  Under MicroPython main()
 loads one family at a time and drops the other: a 64 KB heap on the 64-bit unix port
-holds the Big Two modules or the link codec with 4 KB frames in flight, not both.
+holds the Big Two modules, the Guandan module or the link codec with 4 KB frames in
+flight, not two of them.
 """
 
 import gc
@@ -25,6 +26,7 @@ import os
 import sys
 
 FAMILIES = (("link_", "link_checks", ("paizhuo_shared.link",)),
+            ("guandan_", "guandan_checks", ("paizhuo_shared.guandan", "paizhuo_shared.cards")),
             ("", "game_checks", ("paizhuo_shared.bigtwo", "paizhuo_shared.cards")))
 
 
@@ -65,8 +67,17 @@ def _switch(name):
 
 
 def _order(names):
-    """Link files first: they need the largest free blocks (4 KB frames)."""
-    return [n for n in names if n.startswith("link_")] + [n for n in names if not n.startswith("link_")]
+    """Link files first: they need the largest free blocks (4 KB frames).  Then the Guandan
+    listing (a list of plays in flight), before other cases scatter strings over the heap."""
+    def rank(n):
+        if n.startswith("link_"):
+            return 0
+        if n == "guandan_plays.jsonl":
+            return 1
+        if n.startswith("guandan_"):
+            return 2
+        return 3
+    return [n for r in range(4) for n in names if rank(n) == r]
 
 
 def check(name, case):
@@ -111,12 +122,22 @@ def cases(folder, name):
 
 
 def main(argv):
-    if len(argv) != 2:
-        print("usage: run_vectors.py VECTOR_DIR")
+    """``run_vectors.py VECTOR_DIR [FAMILY]``: every file, or only those of one family (its
+    checks module's name, e.g. ``link_checks``).  tests/test_vectors.py runs each family in
+    its own process: the qstrs a family interns stay for good (MicroPython never frees
+    them), so a family run first in the same process shrinks the heap of the next."""
+    if len(argv) not in (2, 3):
+        print("usage: run_vectors.py VECTOR_DIR [FAMILY]")
         return 2
     folder = argv[1]
+    names = _order(files(folder))
+    if len(argv) == 3:
+        names = [n for n in names if _family(n)[0] == argv[2]]
+        if not names:
+            print("no vectors of family %s in %s" % (argv[2], folder))
+            return 2
     ok = bad = 0
-    for name in _order(files(folder)):
+    for name in names:
         _switch(name)
         for n, case, err in cases(folder, name):
             note = ""

@@ -5,7 +5,8 @@ const PZ = (() => {
   const SEAT_ZH = { E: "东", N: "北", W: "西", S: "南" };
   const SEAT_EN = { E: "East", N: "North", W: "West", S: "South" };
   const SUITS = { D: ["♦", true], C: ["♣", false], H: ["♥", true], S: ["♠", false] };
-  const GAME = { bigtwo: "锄大地 Big Two", guandan: "掼蛋 Guandan", paohuzi: "跑胡子 Paohuzi" };
+  /* Each game's title ("中文 English"), from the registry of games (the session's "games"). */
+  const GAME = {};
 
   /* el("td", {class: "num", title: "…"}, "text", childNode, …): a DOM element, texts as text. */
   function el(tag, attrs, ...children) {
@@ -67,6 +68,10 @@ const PZ = (() => {
     return GAME[g] || (g || "");
   }
 
+  function setGames(titles) {
+    Object.assign(GAME, titles || {});
+  }
+
   /* An EventSource that shows its state in the header's live badge. */
   function live(url, badge, handlers) {
     const es = new EventSource(url);
@@ -87,5 +92,47 @@ const PZ = (() => {
     return es;
   }
 
-  return { el, bi, seat, card, cards, clock, time, game, live, SEAT_ZH, SEAT_EN };
+  /* A match event's standings rows (场分, then the tie-break chain; decided_by names the step). */
+  function sideRows(st) {
+    const steps = st.steps || {};
+    return (st.sides || []).map((r) => {
+      const step = steps[r.decided_by];
+      const why = r.decided_by === "tie" ? bi("并列", "tie")
+        : step ? el("span", { class: "tag", title: step.en }, step.zh, " ", el("span", { class: "en" }, step.en))
+          : el("span", { class: "hint" }, "");
+      return el("tr", { dataset: { side: String(r.side) } },
+        el("td", { class: "num rank" }, String(r.rank)),
+        el("td", { class: "player" }, el("strong", {}, String(r.name)), " ", el("span", { class: "en" }, String(r.side)),
+          el("div", { class: "hint" }, (r.players || []).flatMap((n, i) => [i ? " · " : "", el("span", { class: "nw" }, String(n))]))),
+        el("td", { class: "num changfen" }, String(r.changfen)),
+        el("td", { class: "num" }, String(r.jichafen)),
+        el("td", { class: "num" }, r.wins + "-" + r.draws + "-" + r.losses),
+        el("td", { class: "num" }, String(r.byes)),
+        el("td", { class: "num" }, (r.level_diff > 0 ? "+" : "") + r.level_diff),
+        el("td", { class: "num" }, String(r.opponents_changfen)),
+        el("td", {}, why));
+    });
+  }
+
+  /* Who sits where this round: per table its seats; a match event adds the match, the room and the
+     sides (E–W against N–S), and the side that sits out. */
+  const ROOM = { open: ["开室", "open room"], closed: ["闭室", "closed room"] };
+  function seatMap(map) {
+    const names = (t, seats) => seats.map((s) => (t.seats[s] ? t.seats[s].name + " #" + t.seats[s].no : "—")).join(" / ");
+    const items = (map.tables || []).map((t) => {
+      const head = ["第 " + t.table + " 桌"];
+      if (t.match) head.push(" · 第 " + t.match + " 场 ");
+      if (ROOM[t.room]) head.push(bi(ROOM[t.room][0], ROOM[t.room][1]));
+      return el("div", { class: "seat-table", dataset: { table: String(t.table) } },
+        el("div", { class: "seat-head" }, head),
+        el("div", {}, el("span", { class: "tag" }, "东西 E–W"), t.ew ? el("strong", {}, String(t.ew_name) + " ") : "", names(t, ["E", "W"])),
+        el("div", {}, el("span", { class: "tag" }, "南北 N–S"), t.ns ? el("strong", {}, String(t.ns_name) + " ") : "", names(t, ["N", "S"])));
+    });
+    if (map.bye) items.push(el("div", { class: "seat-table bye" }, bi("轮空 " + (map.bye_name || map.bye), "bye " + map.bye)));
+    if (!items.length) return [];
+    return [el("h2", {}, "第 " + map.round + " 轮座位 ", el("span", { class: "en" }, "round " + map.round + " seat map"))]
+      .concat([el("div", { class: "seat-grid" }, items)]);
+  }
+
+  return { el, bi, seat, card, cards, clock, time, game, setGames, live, sideRows, seatMap, SEAT_ZH, SEAT_EN };
 })();

@@ -44,12 +44,14 @@ from pathlib import Path
 
 from paizhuo_shared import link
 
-from .errors import CodedError
-from .table import config as table_config
-from .venue import deals as deals_
+from .. import rules as rules_
+from ..errors import CodedError
+from ..inputs import parse_json, whole_number
+from ..table import config as table_config
+from ..venue import deals as deals_
 
 __all__ = ["ProvisionError", "BoardFile", "Provisioned", "ProvisionedTable", "TablePlan", "DealSource", "BoardCheck",
-           "new_key", "fingerprint", "check_device_id", "check_hub_id", "check_seat", "parse_devices", "parse_ports",
+           "new_key", "fingerprint", "check_device_id", "check_table_id", "check_hub_id", "check_seat", "parse_devices", "parse_ports",
            "device_block", "seat_json", "table_toml", "provision_board", "provision_table", "check_boards",
            "firmware_config", "add_arguments", "command"]
 
@@ -60,9 +62,10 @@ LANGS = table_config.LANGS
 BOARDS = ("ref-s3",)
 # The hub's reader allows 16 ports (table_config); a table of four needs at least four.
 MAX_PORTS = 16
+MAX_BOARD_FILE = 64 * 1024  # a seat.json is a few hundred bytes
 PRACTICE_SECRET = "text:paizhuo practice"
 PRACTICE_BOARDS = "1-4"
-FIRMWARE_CONFIG = Path(__file__).resolve().parents[1] / "device" / "seat" / "config.py"
+FIRMWARE_CONFIG = Path(__file__).resolve().parents[2] / "device" / "seat" / "config.py"
 EXIT_MISMATCH = 1
 EXIT_BAD_INPUT = 2
 
@@ -139,6 +142,25 @@ def check_hub_id(text, arg="--hub"):
         raise ProvisionError("bad_hub_id", arg,
                              "%r is not a hub id: write 1-32 characters of A-Z a-z 0-9 - _, like T07" % (text,),
                              "%r 不是主机编号：请写 1-32 个 A-Z a-z 0-9 - _ 字符，如 T07" % (text,))
+    return text
+
+
+def check_table_id(text, arg="--table"):
+    """``text`` if it may name a table: 1-32 letters of any script (so 第8桌 is a table name),
+    digits, ``-`` or ``_``.  No spaces, dots or slashes: it names the log file ``table-<id>.sqlite``.
+
+    >>> check_table_id("第8桌"), check_table_id("7")
+    ('第8桌', '7')
+    >>> check_table_id("8/9")
+    Traceback (most recent call last):
+    ...
+    paizhuo.provision.ProvisionError: --table: '8/9' is not a table name: write 1-32 letters (any script, like 第8桌), digits, - or _ (it names the log file)
+    """
+    if not isinstance(text, str) or not 1 <= len(text) <= 32 or not all(c.isalnum() or c in "-_" for c in text):
+        raise ProvisionError("bad_table_id", arg,
+                             "%r is not a table name: write 1-32 letters (any script, like 第8桌), digits, - or _ "
+                             "(it names the log file)" % (text,),
+                             "%r 不是桌名：请写 1-32 个文字（任何文字，如 第8桌）、数字、- 或 _（它是日志文件名的一部分）" % (text,))
     return text
 
 
@@ -312,7 +334,7 @@ def table_toml(plan):
              "# Every key is explained in docs/table-hub.md.",
              "", "[table]",
              "hub = %s" % toml_str(plan.hub), "id = %s" % toml_str(plan.table), "event = %s" % toml_str(plan.event),
-             'game = "bigtwo"', "lang = %s" % toml_str(plan.lang),
+             "game = %s" % toml_str(rules_.DEFAULT_GAME), "lang = %s" % toml_str(plan.lang),
              "log = %s  # the event log, beside this file" % toml_str("table-%s.sqlite" % plan.table),
              "", "[clock]",
              "grace_seconds = 30        # 托管: an absent seat is played by the bot after this",
@@ -508,7 +530,7 @@ def provision_table(out_dir, table, hub, devices, ports, event=None, lang="zh", 
     Everything is checked, the table.toml text included (by the hub's reader), before the first
     file is written; without ``force`` no existing file is touched.
     """
-    check_device_id(table, "--table")  # it names the log file table-<id>.sqlite: keep it a plain name
+    check_table_id(table)  # it names the log file table-<id>.sqlite: keep it a plain name
     check_hub_id(hub)
     assignment = parse_devices(devices)
     port_list = parse_ports(ports, len(assignment))
@@ -612,8 +634,8 @@ def check_boards(config_path, board_paths):
             raise ProvisionError("no_file", "--board", "cannot read %s (%s): check the path" % (path, e.strerror),
                                  "无法读取 %s（%s）：请检查路径" % (path, e.strerror)) from None
         try:
-            board = fw.parse(json.loads(raw.decode("utf-8")))
-        except (ValueError, UnicodeDecodeError) as e:
+            board = fw.parse(parse_json(raw, path, max_bytes=MAX_BOARD_FILE))
+        except ValueError as e:   # InputError (not JSON, too deep, bad text), the firmware's refusal
             en = getattr(e, "en", "it is not UTF-8 JSON; provision the board again")
             zh = getattr(e, "zh", "不是 UTF-8 的 JSON；请重新配置此板")
             out.append(BoardCheck(path, False, None, None, "bad_file", "the board would refuse it: %s" % en,
@@ -659,7 +681,7 @@ def add_arguments(p):
     b.add_argument("--out", required=True, metavar="FILE", help="the file to write, like seat.json")
     b.add_argument("--force", action="store_true", help="replace an existing file (its key is lost)")
     t = sub.add_parser("table", help="write a table.toml and the four boards' seat.json files, keys random")
-    t.add_argument("--table", required=True, help="table number, like 7 (names the log table-7.sqlite)")
+    t.add_argument("--table", required=True, help="table number or name, like 7 or 第8桌 (names the log table-7.sqlite)")
     t.add_argument("--hub", required=True, help="the hub's id, like T07")
     t.add_argument("--devices", required=True, metavar="DEV:SEAT,…", help="the boards and their seats, like "
                    "S-0001:E,S-0002:N,S-0003:W,S-0004:S")
@@ -670,14 +692,16 @@ def add_arguments(p):
     t.add_argument("--lang", default="zh", help="the seats' language: zh (default) or en")
     t.add_argument("--board", default="ref-s3", help="the boards' model: ref-s3 (default)")
     t.add_argument("--round-key", metavar="HEX", help="the round key the venue released (default: practice deals)")
-    t.add_argument("--round", type=int, help="the round of --round-key")
-    t.add_argument("--group", type=int, help="the group of this table (default 1)")
+    t.add_argument("--round", type=whole_number("--round", 1, 999), help="the round of --round-key")
+    t.add_argument("--group", type=whole_number("--group", 1, 999), help="the group of this table (default 1)")
     t.add_argument("--boards", help="the boards to play, like 1-8 (practice: 1-4)")
     t.add_argument("--force", action="store_true", help="replace existing files (their keys are lost)")
     c = sub.add_parser("check", help="does a board's seat.json match the table.toml? (never prints keys)")
     c.add_argument("--config", required=True, metavar="TABLE.toml", help="the table hub's configuration")
     c.add_argument("--board", required=True, action="extend", nargs="+", metavar="SEAT.json",
                    help="one or more boards' provisioning files")
+    from . import staff
+    staff.add_arguments(sub)
 
 
 def _fail(err, e):
@@ -695,8 +719,11 @@ def command(args, out=None, err=None):
             return _board(args, out, err)
         if args.provision_command == "table":
             return _table(args, out, err)
+        from . import staff
+        if args.provision_command in staff.COMMANDS:
+            return staff.command(args, out)
         return _check(args, out, err)
-    except ProvisionError as e:
+    except CodedError as e:  # ProvisionError, or a board's refusal (boardlink.BoardError)
         return _fail(err, e)
 
 
@@ -710,6 +737,9 @@ def _board(args, out, err):
     print("    mpremote cp %s :/seat.json" % shlex.quote(made.path), file=err)
     print("  add the block above to the table's table.toml%s; keep both files private"
           % ("" if args.seat else " and set its seat"), file=err)
+    print("  已为设备 %s 写入 %s（密钥 %s…，权限 0600）：在维修模式下（按住 BOOT 再按 RESET）拷到板上；把上面的配置块加入本桌 "
+          "table.toml%s；两个文件都要保密" % (made.board.dev, made.path, fingerprint(made.board.key),
+                                         "" if args.seat else "并设定座位"), file=err)
     return 0
 
 
@@ -735,6 +765,9 @@ def _table(args, out, err):
         print("  mpremote cp %s :/seat.json        # %s, seat %s" % (shlex.quote(str(board_paths[dev])), dev, seat),
               file=out)
     print("then on the hub:  paizhuo hub --config %s" % shlex.quote(str(toml_path)), file=out)
+    print("已写入 %s 桌（主机 %s）的 table.toml（权限 0600）与每块板的 seat.json：逐块在维修模式下（按住 BOOT 再按 RESET）用上面的 "
+          "mpremote 命令拷到板上，然后在主机上运行 paizhuo hub --config %s" % (cfg.table, cfg.hub, shlex.quote(str(toml_path))),
+          file=out)
     return 0
 
 
@@ -746,4 +779,5 @@ def _check(args, out, err):
             print("          %s" % c.zh, file=out)
     good = sum(1 for c in checks if c.ok)
     print("table %s (hub %s): %d of %d board file(s) match" % (cfg.table, cfg.hub, good, len(checks)), file=out)
+    print("%s 桌（主机 %s）：%d 个板文件中 %d 个匹配" % (cfg.table, cfg.hub, len(checks), good), file=out)
     return 0 if good == len(checks) else EXIT_MISMATCH
