@@ -302,11 +302,13 @@ def test_only_the_newest_frames_are_kept_when_asked(rigs):
     assert (Path(r.seat.frames_dir) / "screen.raw").stat().st_size == 480 * 320 * 2
 
 
-def test_paused_clock_holds_and_locks(rigs):
+def test_paused_clock_holds_and_locks(rigs, tmp_path, fw):
     g = scenes.play_phase()
     r = rigs(scenes.state(g, clock_ms=9000, paused=True))
     ui = r.seat.wait_screen("play")
     assert {"暂停 · 裁判处理中", "暂停 · 裁判处理中，请等待恢复"} <= set(texts(ui)), "top bar and hint line"
+    # a stopped clock draws the same digits however slow the machine: its box is pinned too
+    pins.check(fw, "paused_clock", r.seat.settle()[1], tmp_path, clock=True)
     low = "card:" + g.view(SEAT)["hand"][0]
     r.seat.tap_widget(low)
     ui = r.seat.wait_screen("play", where=lambda u: u["widgets"][low][1] in (222, 272))  # picked (it rose 3 px)
@@ -319,7 +321,7 @@ def test_paused_between_deals(rigs, tmp_path, fw):
     ui = r.seat.wait_screen("waiting", where=lambda u: "暂停 · 裁判处理中" in u["text"])
     assert {"暂停 · 裁判处理中", "暂停 · 裁判处理中，请等待恢复"} <= set(texts(ui))
     assert "请稍候，牌局即将开始" not in texts(ui)
-    pins.check(fw, "paused", r.seat.settle()[1], tmp_path)
+    pins.check(fw, "paused", r.seat.settle()[1], tmp_path, clock=True)
 
 
 # ---- link faults -------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 
 from paizhuo.sim import glyphs
-from paizhuo.sim.screenshot import frame_hash, save_png
+from paizhuo.sim.screenshot import HEIGHT, WIDTH, frame_hash, save_png
 
 PIN_FILE = Path(__file__).with_name("frames.json")
 ENV = "PAIZHUO_PIN_FRAMES"
@@ -33,9 +33,31 @@ def font_digest(firmware):
     return h.hexdigest()
 
 
-def check(firmware, name, frame_path, png_dir):
-    """Compare a frame with its pin (or record it when $PAIZHUO_PIN_FRAMES is set)."""
-    got = frame_hash(frame_path)
+# The move clock's box in the top bar (seat/screens.py: CLOCK at 332, 2, 68 x 20).  Its
+# seconds count down from the hub's figure in real time, so on a slow or loaded machine a
+# scene drawn a second later shows 24 instead of 25: a running clock is blanked before the
+# hash (the layout is pinned, not the machine's speed).  A stopped clock is drawn the same
+# every time, so the paused scene pins its digits (``clock=True``).
+CLOCK_BOX = (332, 2, 68, 20)
+
+
+def without_clock(frame_path):
+    """The frame's bytes with the clock box blanked (black, as the top bar behind it is not:
+    any fixed value will do, it is only hashed)."""
+    data = bytearray(Path(frame_path).read_bytes())
+    x, y, w, h = CLOCK_BOX
+    for row in range(y, min(y + h, HEIGHT)):
+        at = (row * WIDTH + x) * 2
+        data[at:at + 2 * min(w, WIDTH - x)] = bytes(2 * min(w, WIDTH - x))
+    return bytes(data)
+
+
+def check(firmware, name, frame_path, png_dir, clock=False):
+    """Compare a frame with its pin (or record it when $PAIZHUO_PIN_FRAMES is set).
+
+    ``clock``: the scene's clock is stopped (paused), so its digits are part of the pin;
+    otherwise the running clock's box is left out of the hash (see :data:`CLOCK_BOX`)."""
+    got = frame_hash(frame_path if clock else without_clock(frame_path))
     png = save_png(frame_path, Path(png_dir) / (name + ".png"))
     pins = json.loads(PIN_FILE.read_text()) if PIN_FILE.exists() else {"font": None, "scenes": {}}
     fonts = font_digest(firmware)
