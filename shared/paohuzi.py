@@ -459,16 +459,18 @@ def _takes(n, cs, c):
 
 
 def chi_choices(claimed, hand):
-    """Every way to 吃 ``claimed`` with ``hand`` (the claimer's cards, without ``card``): a list of
-    choices, each a tuple of 3-card groups.  The first group holds the claimed card and makes a
-    句 or 绞 with it; every copy of that card still in hand goes down too, each in a further 句 or
-    绞 of hand cards (比牌), or the 吃 is not allowed.  Cards of a 坎 are never used (a 坎 of
-    the card itself means 跑, not 吃).  Sorted, each choice once.
+    """Every way to 吃 ``claimed`` with ``hand`` (the claimer's cards, without the claimed one): a
+    list of choices, each a tuple of 3-card groups.  The first group holds the claimed card and
+    makes a 句 or 绞 with it; every copy of that card still in hand goes down too, each in a
+    further 句 or 绞 of hand cards (比牌: the groups after the first, sorted), or the 吃 is not
+    allowed.  Cards of a 坎 are never used (a 坎 of the card itself means 跑, not 吃).  Sorted;
+    the same groups are listed once (which of two groups holding the card took it changes
+    nothing on the table): ``chi_choice`` finds a choice given in any order.
 
     >>> [[codes(g) for g in ch] for ch in chi_choices(card("x5"), cards("x4 x6 x7 d3"))]
     [[['x4', 'x5', 'x6']], [['x5', 'x6', 'x7']]]
     >>> [[codes(g) for g in ch] for ch in chi_choices(card("x5"), cards("x4 x6 x5 d5 d5"))]
-    [[['x4', 'x5', 'x6'], ['x5', 'd5', 'd5']], [['x5', 'x5', 'd5']], [['x5', 'd5', 'd5'], ['x4', 'x5', 'x6']]]
+    [[['x4', 'x5', 'x6'], ['x5', 'd5', 'd5']], [['x5', 'x5', 'd5']]]
     >>> chi_choices(card("x5"), cards("x4 x6 x5"))       # the other 五 cannot go down: no 吃
     []
     """
@@ -480,12 +482,36 @@ def chi_choices(claimed, hand):
     for first in _groups_with(claimed, n):
         _take(n, first, claimed, -1)
         for rest in _bipai(claimed, n):
-            choice = (first,) + rest
-            if choice not in found:
-                found.append(choice)
+            found.append((first,) + rest)
         _take(n, first, claimed, 1)
     found.sort()
-    return found
+    out = []
+    seen = []
+    for choice in found:
+        key = tuple(sorted(choice))
+        if key not in seen:
+            seen.append(key)
+            out.append(choice)
+    return out
+
+
+def chi_choice(claimed, hand, groups):
+    """The choice of ``chi_choices(claimed, hand)`` that lays down ``groups`` (cards as codes or
+    ints, in any order, the group holding the claimed card anywhere), or None.
+
+    >>> chi_choice(card("x5"), cards("x4 x6 x5 d5 d5"), [["x5", "d5", "d5"], ["x4", "x5", "x6"]])
+    ((3, 4, 5), (4, 14, 14))
+    >>> chi_choice(card("x5"), cards("x4 x6 x5 d5 d5"), [["x4", "x5", "x6"]]) is None   # 比牌 missing
+    True
+    """
+    try:
+        key = tuple(sorted(cards(g) for g in groups))
+    except (TypeError, ValueError):
+        return None
+    for choice in chi_choices(claimed, hand):
+        if tuple(sorted(choice)) == key:
+            return choice
+    return None
 
 
 def _take(n, cs, c, sign):
