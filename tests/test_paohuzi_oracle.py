@@ -149,3 +149,45 @@ def test_the_oracle_knows_the_ops_and_refusals_keep_their_code():
     ans = oracle._refusal(_refused({"groups": [G("ju", "x1 x2 d3")]}, "huxi"))
     assert ans["ok"] is False and ans["code"] == "not_a_group" and "不是句" in ans["zh"]
     assert O.EXAMPLES and all(len(e) == 3 for e in O.EXAMPLES)
+
+
+# ---- `paizhuo rules huxi | win | score GAME ...` build these requests --------------------------
+
+@pytest.fixture
+def sent(monkeypatch):
+    """The requests the command line hands to the oracle, answered by the Paohuzi oracle itself."""
+    from paizhuo import cli
+    out = []
+
+    def answer(req):
+        out.append(req)
+        fields = O.answer(dict(req), req["op"])
+        return dict({"ok": True}, **fields)
+
+    monkeypatch.setattr(cli.oracle, "answer", answer)
+    return cli, out
+
+
+def test_the_command_line_asks_in_the_oracles_shapes(sent, capsys):
+    cli, out = sent
+    assert cli.main(["rules", "huxi", "paohuzi", "--group", "ju:x1,x2,x3", "--group", "peng:d5 d5 d5"]) == 0
+    assert out[-1] == {"op": "huxi", "game": "paohuzi", "groups": [G("ju", "x1 x2 x3"), G("peng", "d5 d5 d5")]}
+    assert json.loads(capsys.readouterr().out) == {"ok": True, "huxi": 6}
+    assert cli.main(["rules", "win", "paohuzi"] + PAO_HAND + ["--open", "pao:d8,d8,d8,d8"]) == 0
+    assert out[-1]["hand"] == PAO_HAND and out[-1]["open"] == [PAO]
+    assert json.loads(capsys.readouterr().out)["huxi"] == 18
+    assert cli.main(["rules", "score", "paohuzi", "--winner", "W", "--hand"] + PAO_HAND
+                    + ["--open", "pao:d8,d8,d8,d8", "--self-drawn", "--rules", '{"tun_step": 2}']) == 0
+    assert out[-1]["self_drawn"] is True and out[-1]["rules"] == {"tun_step": 2}
+    assert json.loads(capsys.readouterr().out)["tun"] == 1 + 12 // 2 + 1
+    assert cli.main(["rules", "score", "paohuzi", "--winner", "none"]) == 0
+    assert json.loads(capsys.readouterr().out)["scores"] == {"E": 0, "N": 0, "W": 0}
+
+
+def test_the_command_line_refuses_a_group_without_its_kind(sent, capsys):
+    cli, out = sent
+    with pytest.raises(SystemExit) as e:
+        cli.main(["rules", "huxi", "paohuzi", "--group", "x1,x2,x3"])
+    assert e.value.code == 2 and not out
+    err = capsys.readouterr().err
+    assert "KIND:CARDS" in err and "组合:牌" in err
