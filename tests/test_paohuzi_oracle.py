@@ -87,6 +87,8 @@ def test_the_win_vectors_through_the_oracle():
     n = 0
     for line in (VECTORS / "paohuzi_win.jsonl").read_text(encoding="utf-8").splitlines():
         case = json.loads(line)
+        if "card" in case:
+            continue  # a turned-up card's moves (win_on) are the engine's, not an op
         req = {"hand": case["hand"].split(), "open": case["open"], "rules": case.get("rules")}
         if "error" in case:
             assert _refused(req, "win").code == case["error"], case["note"]
