@@ -475,6 +475,8 @@ def chi_choices(claimed, hand):
     []
     """
     n = counts(cards(hand))
+    if n[claimed] >= 3:
+        return []  # a 坎 of the card: the holder must 跑
     for x in range(20):
         if n[x] >= 3:
             n[x] = 0  # 坎 (and 提) cards are never used

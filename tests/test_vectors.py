@@ -1,8 +1,8 @@
-"""The Big Two rule vectors (tests/vectors/*.jsonl) hold on CPython and on MicroPython.
+"""The rule vectors (tests/vectors/*.jsonl) hold on CPython and on MicroPython.
 
 - Every vector case is its own test (id ``file:line``), checked by the same code the
   MicroPython runner uses (tests/mpy/run_vectors.py).
-- The score vectors are also checked against an independent calculation written here,
+- The score vectors (Big Two, Paohuzi) are also checked against an independent calculation written here,
   so a wrong expectation cannot hide behind a matching bug.
 - bigtwo_plays.jsonl is what make_plays_vectors.py (a brute force) writes today.
 - The runner runs under ``micropython -X heapsize=64k`` on precompiled .mpy files and
@@ -53,6 +53,8 @@ def test_every_vector_file_is_present_and_full():
     assert counts.get("bigtwo_beats.jsonl", 0) >= 80
     assert counts.get("bigtwo_score.jsonl", 0) >= 20
     assert counts.get("bigtwo_plays.jsonl", 0) >= 30
+    for name, least in (("cards", 10), ("huxi", 50), ("arrange", 15), ("win", 20), ("chi", 12), ("score", 20)):
+        assert counts.get("paohuzi_%s.jsonl" % name, 0) >= least, name
 
 
 @pytest.mark.parametrize("name,line,case,err", CASES)
@@ -109,6 +111,47 @@ def test_seed_worked_example_is_a_vector():
     seed = {"A": 136, "B": 2, "C": 98, "D": -236}
     assert any(p.values[2]["scores"] == seed and p.values[2]["points"] == {"A": 5, "B": 16, "C": 0, "D": 36}
                for p in SCORE_CASES)
+
+
+# ---- the Paohuzi score vectors against an independent calculation -----------------------
+
+PAOHUZI_SCORES = [p for p in CASES if p.values[0] == "paohuzi_score.jsonl"]
+PAOHUZI_VALUES = {"hong_hu": 2, "hong_wu": 4, "dian_hu": 3, "wu_hu": 5, "duizi_hu": 4, "hong_hu_reds": 10,
+                  "hong_wu_reds": 13, "tun_step": 3, "self_drawn_tun": 1, "min_huxi": 6}
+
+
+@pytest.mark.parametrize("name,line,case,err", PAOHUZI_SCORES)
+def test_paohuzi_score_vector_expectations_are_right(name, line, case, err):
+    if case["winner"] is None:
+        assert case["scores"] == {"E": 0, "N": 0, "W": 0}
+        return
+    rules = dict(PAOHUZI_VALUES, **(case.get("rules") or {}))
+    hand = case["hand"].split()
+    every = hand + [c for g in case["open"] for c in g["cards"]]
+    reds = sum(1 for c in every if c[1:] in ("2", "7", "10"))
+    assert reds == case["reds"]
+    # 对子胡 without arranging: no 吃 on the table, and the hand holds only 坎 and at most one pair
+    # (a card held once or a second pair must sit in a 句 or 绞).
+    held = [hand.count(c) for c in set(hand)]
+    duizi = all(g["kind"] != "chi" for g in case["open"]) and set(held) <= {2, 3} and held.count(2) <= 1
+    names = []
+    if rules["hong_hu_reds"] <= reds < rules["hong_wu_reds"]:
+        names.append("hong_hu")
+    if reds >= rules["hong_wu_reds"]:
+        names.append("hong_wu")
+    if reds == 1:
+        names.append("dian_hu")
+    if reds == 0:
+        names.append("wu_hu")
+    if duizi:
+        names.append("duizi_hu")
+    names = [n for n in names if rules[n]]
+    assert names == case["names"]
+    assert case["fan"] == (sum(rules[n] for n in names) or 1)
+    tun = 1 + (case["huxi"] - rules["min_huxi"]) // rules["tun_step"]
+    assert case["tun"] == tun + (rules["self_drawn_tun"] if case["self_drawn"] else 0)
+    per = case["tun"] * case["fan"]
+    assert case["scores"] == {s: 2 * per if s == case["winner"] else -per for s in "ENW"}
 
 
 def test_plays_vectors_are_up_to_date():

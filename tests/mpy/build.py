@@ -8,7 +8,7 @@ shared/bigtwo.py, so the tests run bytecode made here by ``mpy-cross``:
 
 Layout of the build folder: ``paizhuo_shared/*.mpy`` (every shared/*.py),
 ``run_vectors.mpy`` and the checks it imports, ``game_checks.mpy``,
-``guandan_checks.mpy`` and ``link_checks.mpy`` (from tests/vectors/).  ``.frozen`` in MICROPYPATH keeps the built-in modules.
+``guandan_checks.mpy``, ``paohuzi_checks.mpy`` and ``link_checks.mpy`` (from tests/vectors/).  ``.frozen`` in MICROPYPATH keeps the built-in modules.
 """
 
 import os
@@ -20,7 +20,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT / "shared"
 RUNNER = ROOT / "tests" / "mpy" / "run_vectors.py"
-CHECKS = [ROOT / "tests" / "vectors" / n for n in ("game_checks.py", "guandan_checks.py", "link_checks.py")]  # the runner imports these
+CHECKS = [ROOT / "tests" / "vectors" / n for n in ("game_checks.py", "guandan_checks.py", "paohuzi_checks.py",
+                                                   "link_checks.py")]  # the runner imports these
 
 
 class MpyBuildError(RuntimeError):

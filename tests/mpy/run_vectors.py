@@ -13,7 +13,7 @@ rjust/ljust, no itertools/typing/dataclasses.
 
 The checks themselves live beside the vectors, one module per family:
 tests/vectors/game_checks.py (cards_*, bigtwo_*), tests/vectors/guandan_checks.py
-(guandan_*) and tests/vectors/link_checks.py (link_*).  build.py precompiles them; MicroPython finds only those .mpy files (this
+(guandan_*), tests/vectors/paohuzi_checks.py (paohuzi_*) and tests/vectors/link_checks.py (link_*).  build.py precompiles them; MicroPython finds only those .mpy files (this
 folder, first on its path, holds no checks to compile).  Under MicroPython main()
 loads one family at a time and drops the other: a 64 KB heap on the 64-bit unix port
 holds the Big Two modules, the Guandan module or the link codec with 4 KB frames in
@@ -27,6 +27,7 @@ import sys
 
 FAMILIES = (("link_", "link_checks", ("paizhuo_shared.link",)),
             ("guandan_", "guandan_checks", ("paizhuo_shared.guandan", "paizhuo_shared.cards")),
+            ("paohuzi_", "paohuzi_checks", ("paizhuo_shared.paohuzi", "paizhuo_shared.cards")),
             ("", "game_checks", ("paizhuo_shared.bigtwo", "paizhuo_shared.cards")))
 
 
