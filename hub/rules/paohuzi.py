@@ -26,14 +26,14 @@ a 碰 of a discarded card is not 跑 (only a turned-up card joins a 碰, as RULE
 
 A short deal from a hand-made layout: E (the dealer) discards 五, N may 吃 it and does.
 
->>> deal = Deal.from_dict(fill({"E": "x5", "N": "x4 x6"}, stock="d9 d9"))
+>>> deal = Deal.from_dict(fill({"E": "x5", "N": "x4 x6"}, stock="d9 x5 x5 x5"))
 >>> game = Paohuzi(deal)
 >>> game.phase, game.to_act(), len(game.view("E")["hand"]), game.time_limit("E")
 ('discard', ('E',), 21, 20)
 >>> [e["type"] for e in game.apply(Action.discard("E", "x5"))]
 ['discard', 'claim']
->>> game.phase, game.view("N")["may"]["chi"][0], game.view("W")["to_act"]
-('claim', [['x4', 'x5', 'x6']], [])
+>>> game.phase, game.view("N")["may"]["chi"], game.view("W")["to_act"]
+('claim', [[['x3', 'x4', 'x5']], [['x4', 'x5', 'x6']], [['x5', 'x6', 'x7']], [['x5', 'd5', 'd5']]], [])
 >>> game.verify(Action.peng("N"))
 Traceback (most recent call last):
 ...
@@ -283,45 +283,46 @@ class Deal:
 def fill(partial, stock="", shown=None):
     """A legal deal (``Deal.from_dict``'s mapping) from hand-made parts: ``partial`` names some
     cards of each seat, ``stock`` the top of the stock in order, ``shown`` the 亮张 (default: the
-    dealer's last named card, or a card of the filling).  Every other card fills the seats short of
-    their count, then the stock, in an order that spreads the copies (no seat gets a 坎 or 提 it was
-    not given).  For examples and tests.
+    dealer's last card).  Every other card fills the seats short of their count (no seat gets a
+    third copy of a card it was not given, so no 坎 or 提 it was not meant to have), then the rest
+    of the stock, one of each card in turn.  For examples and tests.
 
     >>> d = Deal.from_dict(fill({"N": "x1 x1 x1 x1"}, stock="d5"))
-    >>> d.hands["N"][:4], d.stock[0], len(d.stock)
-    ([0, 0, 0, 0], 14, 19)
+    >>> d.hands["N"][:5], d.stock[0], len(d.stock), max(d.hands["W"].count(c) for c in range(20))
+    ([0, 0, 0, 0, 1], 14, 19, 2)
     """
     hands = {s: list(pz.cards(partial.get(s, ""))) for s in SEATS}
     top = [pz.card(c) for c in (stock.split() if isinstance(stock, str) else stock)]
+    if shown is not None:
+        hands["E"].append(pz.card(shown))
     left = [4] * 20
-    for c in [c for s in SEATS for c in hands[s]] + top + ([pz.card(shown)] if shown is not None else []):
+    for c in [c for s in SEATS for c in hands[s]] + top:
         left[c] -= 1
     if min(left) < 0:
         raise ValueError("a card is named more than four times")
-    # spread: one of each card in turn, so consecutive cards of the pool differ
-    pool = []
-    for k in range(4):
-        for c in range(20):
-            if left[c] > k:
-                pool.append(c)
-    if shown is not None:
-        shown = pz.card(shown)
-        hands["E"].append(shown)
-    for s in SEATS:
-        need = HAND_SIZE + (1 if s == "E" else 0) - len(hands[s])
-        if need < 0:
-            raise ValueError("seat %s is given too many cards" % s)
-        # take every third card of the pool, so a seat gets few copies of one card
-        take = []
-        k = 0
-        while len(take) < need:
-            take.append(pool.pop(k % len(pool)))
-            k += 2
-        hands[s] += take
+    need = {s: HAND_SIZE + (1 if s == "E" else 0) - len(hands[s]) for s in SEATS}
+    if min(need.values()) < 0:
+        raise ValueError("a seat is given too many cards")
+    rest = []
+    for c in range(20):
+        for _ in range(left[c]):
+            ok = [s for s in SEATS if need[s] > 0 and hands[s].count(c) < 2]
+            if not ok:
+                rest.append(c)
+                continue
+            s = min(ok, key=lambda s: (hands[s].count(c), -need[s], SEATS.index(s)))
+            hands[s].append(c)
+            need[s] -= 1
+    for s in SEATS:  # short only if the hand-made parts crowd the deck: then any card
+        while need[s] > 0:
+            hands[s].append(rest.pop())
+            need[s] -= 1
+    n = pz.counts(rest)
+    rest = [c for k in range(4) for c in range(20) if n[c] > k]  # the stock spread: one of each in turn
     if shown is None:
         shown = hands["E"][-1]
-    return {"hands": {s: pz.codes(sorted(hands[s])) for s in SEATS}, "shown": _name(shown),
-            "stock": pz.codes(top + pool)}
+    return {"hands": {s: pz.codes(sorted(hands[s])) for s in SEATS}, "shown": _name(pz.card(shown)),
+            "stock": pz.codes(top + rest)}
 
 
 # ---- actions --------------------------------------------------------------------------
