@@ -601,21 +601,20 @@ class Paohuzi:
 
     def _verify_claim(self, i, action):
         c, by, src = self.out
-        seat = action.seat
         if action.type == DISCARD:
             raise IllegalActionError("wrong_phase", "Not now: %s is out, decide on it first" % _name(c),
                                      "现在不能出牌：请先对 %s 作出选择" % _name(c))
-        if i not in self.may:
-            raise IllegalActionError("not_your_claim", "You have nothing to decide on %s" % _name(c),
-                                     "你对 %s 无需作出选择" % _name(c))
         if i in self.decided:
             raise IllegalActionError("already_decided", "You have already decided on %s" % _name(c),
                                      "你已经对 %s 作出了选择" % _name(c))
+        m = self.may.get(i)
         if action.type == PASS:
+            if m is None:
+                raise IllegalActionError("not_your_claim", "You have nothing to decide on %s" % _name(c),
+                                         "你对 %s 无需作出选择" % _name(c))
             return
-        m = self.may[i]
         if action.type == HU:
-            if m["hu"]:
+            if m is not None and m["hu"]:
                 return
             if src == DISCARDED and self.rules.win_card == "stock":
                 raise IllegalActionError("no_win_on_discard", "Nobody may win on a discarded card (所胡牌为底牌)",
@@ -628,7 +627,7 @@ class Paohuzi:
             raise IllegalActionError("stale", "You declined %s before: it is 臭牌 for you this deal" % _name(c),
                                      "%s 是你放弃过的牌（臭牌），本副不能再吃或碰" % _name(c))
         if action.type == PENG:
-            if m["peng"]:
+            if m is not None and m["peng"]:
                 return
             if i == by:
                 raise IllegalActionError("own_card", "You cannot 碰 a card you %s yourself"
@@ -637,6 +636,8 @@ class Paohuzi:
             if _count(hand, c) != 2:
                 raise IllegalActionError("no_pair", "You hold no pair of %s to 碰" % _name(c),
                                          "你没有一对 %s，不能碰" % _name(c))
+            if len(hand) > 2:
+                raise IllegalActionError("not_your_claim", "You may not 碰 %s now" % _name(c), "你现在不能碰 %s" % _name(c))
             raise IllegalActionError("no_card_left", "After a 碰 you would hold no card to discard",
                                      "碰牌后手中无牌可打，不能碰")
         # CHI
@@ -693,7 +694,7 @@ class Paohuzi:
         if not left:
             raise IllegalActionError("no_card_left", "After this 吃 you would hold no card to discard",
                                      "吃牌后手中无牌可打，不能这样吃")
-        if not m["chi"]:  # every other reason is above; what is left is the card out itself
+        if m is None or not m["chi"]:  # every other reason is above
             raise IllegalActionError("not_your_claim", "You may not 吃 %s" % _name(c), "你不能吃 %s" % _name(c))
 
     def can(self, action):
