@@ -8,6 +8,9 @@
     paizhuo rules beats GAME --play ... --over ...
     paizhuo rules legal GAME CARDS ... [--over ...]
     paizhuo rules score GAME --left E="5D 6D" --left N= ... [--shown E] [--doubled E S]
+    paizhuo rules score GAME --winner E --hand ... [--open KIND:CARDS ...] [--self-drawn]   (word-card games)
+    paizhuo rules huxi GAME --group KIND:CARDS ...     the 胡息 of groups (word-card games)
+    paizhuo rules win GAME CARDS ... [--open KIND:CARDS ...]   the win check and its best arrangement
     paizhuo rules --help                         every game's own examples (its oracle's, via the registry)
     paizhuo deals --secret S --game GAME [--round 1] [--group 1] --boards 1-8   deals and hashes (JSON)
     paizhuo movement --round N --players players.json [--standings F] [--history F] [--secret S] ...
@@ -114,6 +117,18 @@ def _left(items):
     return out
 
 
+def _groups_arg(items, option):
+    """``KIND:CARDS`` arguments (cards separated by commas or spaces) → ``[{"kind", "cards"}]``."""
+    out = []
+    for item in items or []:
+        kind, sep, cards = item.partition(":")
+        if not sep or not kind:
+            _fail("%s takes KIND:CARDS, like %s pao:d8,d8,d8,d8, not %r" % (option, option, item),
+                  "%s 的格式是 组合:牌，例如 %s pao:d8,d8,d8,d8" % (option, option))
+        out.append({"kind": kind, "cards": cards.replace(",", " ").split()})
+    return out
+
+
 def _print_answer(ans):
     print(json.dumps(ans, ensure_ascii=False))
     return 0 if ans.get("ok") else 2
@@ -121,6 +136,7 @@ def _print_answer(ans):
 
 GAME_HELP = "the game: %s" % ", ".join(sorted(rules_.GAMES))
 LEVEL_HELP = "the rank being played, in a game played in levels, e.g. 5"
+OPEN_HELP = "an open group, like pao:d8,d8,d8,d8 (kinds chi peng wei pao ti)"
 
 
 def _rules_examples():
@@ -186,6 +202,20 @@ def build_parser():
     s.add_argument("--shown", nargs="*", metavar="SEAT", help="seats that showed their hand (明牌)")
     s.add_argument("--doubled", nargs="*", metavar="SEAT", help="seats that doubled (加倍)")
     s.add_argument("--rules")
+    s.add_argument("--winner", metavar="SEAT", help="the seat that won, or none for a drawn deal (word-card games)")
+    s.add_argument("--hand", nargs="*", help="the winner's cards in hand, the winning card too (word-card games)")
+    s.add_argument("--open", action="append", metavar="KIND:CARDS", help=OPEN_HELP)
+    s.add_argument("--self-drawn", action="store_true", help="the winner turned up the winning card (自摸)")
+    h = rsub.add_parser("huxi", help="the 胡息 of groups (word-card games)")
+    h.add_argument("game", help=GAME_HELP)
+    h.add_argument("--group", action="append", metavar="KIND:CARDS", required=True,
+                   help="a group, like ju:x1,x2,x3 (kinds kan ju jiao jiang chi peng wei pao ti)")
+    h.add_argument("--rules")
+    w = rsub.add_parser("win", help="does a holding win, with its best arrangement (word-card games)")
+    w.add_argument("game", help=GAME_HELP)
+    w.add_argument("cards", nargs="*")
+    w.add_argument("--open", action="append", metavar="KIND:CARDS", help=OPEN_HELP)
+    w.add_argument("--rules")
 
     for name, (helptext, (add_arguments, _)) in COMMANDS.items():
         aliases = sorted(a for a, to in ALIASES.items() if to == name)
@@ -235,6 +265,13 @@ def main(argv=None):
         req.update(hand=args.cards, over=args.over, first_play=args.first_play, duty=args.duty)
     elif rc == "beats":
         req.update(play=args.play, over=args.over)
+    elif rc == "huxi":
+        req["groups"] = _groups_arg(args.group, "--group")
+    elif rc == "win":
+        req.update(hand=args.cards, open=_groups_arg(args.open, "--open"))
+    elif rc == "score" and args.winner is not None:  # a game scored by its winner's holding
+        req.update(winner=None if args.winner.lower() == "none" else args.winner, hand=args.hand or [],
+                   open=_groups_arg(args.open, "--open"), self_drawn=args.self_drawn)
     elif rc == "score":
         req.update(hands_left=_left(args.left), shown=_seats(args.shown), doubled=_seats(args.doubled))
         for name, seats in (("--shown", args.shown), ("--doubled", args.doubled)):

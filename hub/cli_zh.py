@@ -53,6 +53,15 @@ HELP_ZH = {
     "报单 duty: a single must be the highest card": "报单义务：出单张必须出最大的牌",
     "seats that showed their hand (明牌)": "明牌的座位",
     "seats that doubled (加倍)": "加倍的座位",
+    "the seat that won, or none for a drawn deal (word-card games)": "胡牌的座位，荒庄写 none（字牌游戏）",
+    "the winner's cards in hand, the winning card too (word-card games)": "胡牌者手中的牌，包括胡的那张（字牌游戏）",
+    "an open group, like pao:d8,d8,d8,d8 (kinds chi peng wei pao ti)":
+        "亮出的组合，如 pao:d8,d8,d8,d8（组合：chi 吃、peng 碰、wei 偎、pao 跑、ti 提）",
+    "the winner turned up the winning card (自摸)": "胡的那张是胡牌者自己翻出的（自摸）",
+    "the 胡息 of groups (word-card games)": "组合的胡息（字牌游戏）",
+    "a group, like ju:x1,x2,x3 (kinds kan ju jiao jiang chi peng wei pao ti)":
+        "一个组合，如 ju:x1,x2,x3（组合：kan 坎、ju 句、jiao 绞、jiang 将、chi 吃、peng 碰、wei 偎、pao 跑、ti 提）",
+    "does a holding win, with its best arrangement (word-card games)": "这手牌能否胡，及其最佳组合（字牌游戏）",
     # paizhuo hub
     "the table configuration to serve (docs/table-hub.md)": "要运行的桌机配置（见 docs/table-hub.md）",
     "a referee's decision to start on a log that fails the start-up check (broken, or shorter than the hub's kept "

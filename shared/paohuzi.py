@@ -404,9 +404,9 @@ def win(hand, open_groups=(), men=7, min_huxi=6):
     >>> win(cards("x1 x2 x3 d1 d2 d3 x2 x7 x10 d2 d7 d10 x4 x5 x6 d4 d5 d6 x8 x9 x10")) is not None
     True
     >>> hand = cards("x1 x2 x3 x4 x5 x6 x7 x8 x9 d2 d7 d10 d4 d5 d6 d1 d1")
-    >>> win(hand, [("pao", cards("x3 x3 x3 x3"))])[0]          # 6 + 3 + 6; the 跑 needs the 将 d1 d1
-    15
-    >>> win(hand, [("peng", cards("x3 x3 x3"))])                # no 跑 or 提: no 将 allowed
+    >>> win(hand, [("pao", cards("d8 d8 d8 d8"))])[0]          # 9 + 3 + 6; the 跑 needs the 将 d1 d1
+    18
+    >>> win(hand, [("peng", cards("d8 d8 d8"))])                # no 跑 or 提: no 将 allowed
     """
     opened = []
     jiang = False
@@ -420,6 +420,14 @@ def win(hand, open_groups=(), men=7, min_huxi=6):
         h += _huxi(g[0], g[1])
         if g[0] in (PAO, TI):
             jiang = True
+    hand = cards(hand)
+    n = counts(hand)
+    for g in opened:
+        for c in g[1]:
+            n[c] += 1
+            if n[c] > 4:
+                raise InvalidCardError("%s appears more than four times in hand and open groups" % code(c),
+                                       "%s 在手牌和亮出的组合中出现超过四次" % code(c), "duplicate_card")
     r = arrange(hand, jiang)
     if r is None or len(opened) + len(r[1]) != men or h + r[0] < min_huxi:
         return None

@@ -6,7 +6,8 @@ A malformed request gets ``{"ok": false, "error": "..."}`` and the next line is 
 Ops: ``classify`` (cards → kinds), ``beats`` (play over play), ``score`` (hands left, 明牌 and
 加倍 → card points and scores), ``legal`` (every legal play of a hand, optionally over a play,
 on the 首攻 or under the 报单 duty), ``replay`` (a deal record → where it stands, and the
-result if it is over; an illegal action is named by its index) and ``games``.  Each op takes
+result if it is over; an illegal action is named by its index), ``huxi`` and ``win`` (word-card
+games: the 胡息 of groups, the win check with the best arrangement) and ``games``.  Each op takes
 optional ``"rules"``: rule options by name (docs/rules-options.md).  Each game answers through
 its oracle in the registry of games (``<game>_oracle.py`` beside the engine); this module
 knows no game.  A refusal carries ``code``, ``en`` and
@@ -25,7 +26,7 @@ from ..errors import CodedError
 from ..inputs import InputError, parse_json
 from .. import rules as registry
 
-OPS = ("classify", "beats", "score", "legal", "replay", "games")
+OPS = ("classify", "beats", "score", "legal", "replay", "huxi", "win", "games")
 MAX_LINE = 64 * 1024  # a request longer than this is refused without parsing
 
 
