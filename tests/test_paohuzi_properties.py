@@ -9,7 +9,7 @@ import random
 from hypothesis import given, settings, strategies as st
 
 from paizhuo import deals, rules
-from paizhuo.rules.paohuzi import Action, Deal, Paohuzi, Rules
+from paizhuo.rules.paohuzi import Action, Deal, IllegalActionError, Paohuzi, Rules
 from paizhuo_shared import paohuzi as pz
 
 SEATS = ("E", "N", "W")
@@ -157,3 +157,48 @@ def test_only_the_hubs_defaults_play_a_deal_to_its_end(deal_seed):
         assert a.auto and g.can(a)
         g.apply(a)
     assert sum(g.result().scores.values()) == 0
+
+
+CODES = st.sampled_from(pz.codes(range(20)) + ["x0", "d11", "3D", "", "X5", "D10"])
+JUNK = st.recursive(st.one_of(st.none(), st.booleans(), st.integers(-3, 25), st.text(max_size=4), CODES),
+                    lambda inner: st.lists(inner, max_size=4), max_leaves=10)
+ACTIONS = st.fixed_dictionaries(
+    {"type": st.sampled_from(["discard", "chi", "peng", "hu", "pass", "play", 1]),
+     "seat": st.sampled_from(["E", "N", "W", "S", None])},
+    optional={"card": st.one_of(CODES, JUNK), "groups": st.one_of(st.lists(st.lists(CODES, max_size=4), max_size=3),
+                                                                 JUNK),
+              "auto": st.one_of(st.booleans(), JUNK), "think_ms": st.one_of(st.integers(-5, 10 ** 6), JUNK)})
+
+
+@settings(max_examples=100, deadline=None)
+@given(ACTIONS, st.integers(0, 10 ** 6), st.integers(0, 40))
+def test_any_action_from_outside_is_taken_or_refused_with_a_code_and_nothing_changes(data, seed, steps):
+    g = Paohuzi(_deal(seed, "shuffle"))
+    rnd = random.Random(seed)
+    for _ in range(steps):
+        if g.phase == "over":
+            break
+        g.apply(rnd.choice(g.legal_actions(rnd.choice(g.to_act()))))
+    before = g.snapshot()
+    try:
+        a = Action.from_dict(data)
+    except IllegalActionError as e:
+        assert e.code and e.en and e.zh
+        return
+    try:
+        g.verify(a)
+    except IllegalActionError as e:
+        assert e.code and e.en and e.zh and e.en != e.zh
+        assert g.snapshot() == before
+        return
+    assert a in g.legal_actions(a.seat)  # what verifies is listed (a 吃's groups in any order)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.one_of(JUNK, st.dictionaries(st.sampled_from(["hands", "shown", "stock", "board"]), JUNK, max_size=4),
+                 st.fixed_dictionaries({"hands": st.dictionaries(st.sampled_from(SEATS), JUNK, max_size=3)})))
+def test_a_deal_from_outside_is_a_deal_or_a_value_error(data):
+    try:
+        Deal.from_dict(data)
+    except ValueError:
+        pass

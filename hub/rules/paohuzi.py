@@ -103,10 +103,12 @@ def _zh(seat):
 # ---- rule options --------------------------------------------------------------------
 
 _SECONDS = common.CLOCK_OPTION
-_WHOLE = ("a whole number (see the option's limits)", "整数（见该选项的范围）")
-_ALLOWED = dict({name: _WHOLE for name in pz.Rules.OPTIONS}, **{
+_ALLOWED = dict({name: ("a whole number from %d to %d" % pz.Rules.LIMITS[name], "%d 到 %d 的整数" % pz.Rules.LIMITS[name])
+                 for name in pz.Rules.OPTIONS}, **{
     "claim_seconds": _SECONDS, "discard_seconds": _SECONDS,
     "win_card": ("'stock' (a stock card only) or 'any' (a discard too)", "'stock'（只胡底牌）或 'any'（打出的牌也可胡）"),
+    "hong_hu_reds": ("a whole number from 2 to 24, below hong_wu_reds", "2 到 24 的整数，且小于 hong_wu_reds"),
+    "hong_wu_reds": ("a whole number from 2 to 25, above hong_hu_reds", "2 到 25 的整数，且大于 hong_hu_reds"),
     "pair_win": ("'wei_peng' (偎 when self-drawn, 碰 otherwise) or 'kan' (a 坎 in hand)",
                  "'wei_peng'（自摸算偎，否则算碰）或 'kan'（算手中的坎）"),
 })
