@@ -835,7 +835,7 @@ class Paohuzi:
         if w is not None:
             self.winner = i
             self.win = (w[0], w[1], True, c)
-            ev.append({"type": HU, "seat": seat, "self_drawn": True})
+            ev.append({"type": HU, "seat": seat, "card": _name(c), "by": seat, "self_drawn": True, "compulsory": True})
             self._end(ev)
         elif self.open[i][-1].kind == TI or wei:  # the group made is the last one, or the 偎 turned 提
             self._after_four(i, ev)
@@ -954,7 +954,8 @@ class Paohuzi:
             self.winner = j
             self.win = (w[0], w[1], src == STOCK and j == by, c)
             self.out = None
-            ev.append({"type": HU, "seat": seat, "card": _name(c), "by": SEATS[by], "self_drawn": self.win[2]})
+            ev.append({"type": HU, "seat": seat, "card": _name(c), "by": SEATS[by], "self_drawn": self.win[2],
+                       "compulsory": False})
             self._end(ev)
             return
         self.may, self.decided, self.pao = {}, {}, None
