@@ -15,8 +15,11 @@ A deal (RULES.md, seed 003 第五至十条) has two kinds of decision:
 
 Compulsory moves (提 at the deal and on one's own turned card, 偎, 跑) and turning up the
 stock are the engine's own, made inside :meth:`Paohuzi.apply` as events; they are never asked
-and never logged, so a record is the seats' decisions only.  A seat learns only what it may:
-a 偎 is face down to the others, and nobody learns who else is asked about a card.
+and never logged, so a record is the seats' decisions only; a compulsory 提 or 偎 that
+completes a winning hand wins at once (RULES.md).  A seat learns only what it may: a 偎 (and a
+提 made from it) is face down to the others, a turned-up card that goes into one is never
+shown, and nobody is told who else is asked about a card (a decision that does not settle the
+claim causes no event).
 
 What the engine decides where RULES.md is silent (said here so the seats and bots agree):
 a seat dealt two or more 提 skips one discard for each 提 beyond the first (the 重跑 rule
@@ -72,9 +75,6 @@ SIMULTANEOUS = (CLAIM,)  # every seat asked about the card out decides at once, 
 CHI, PENG, HU, PASS = "chi", "peng", "hu", common.PASS
 WEI, PAO, TI = pz.WEI, pz.PAO, pz.TI
 STOCK, DISCARDED = "stock", "discard"  # where the card out came from
-
-_CLAIM_ZH = {HU: "胡", PENG: "碰", CHI: "吃", PASS: "过"}
-
 
 class IllegalActionError(CodedError):
     """An action the rules refuse.  ``code`` is stable for machines; ``en``/``zh`` are for people."""
