@@ -848,8 +848,12 @@ class Paohuzi:
         a 碰 for another seat — option ``pair_win``)."""
         if src == DISCARDED and (self.rules.win_card == "stock" or j == by):
             return None
-        hand = list(self.hands[j])
         opened = [g.pair() for g in self.open[j]]
+        men, least = self.rules.men, self.rules.min_huxi
+        if src == STOCK and self.rules.pair_win == "wei_peng":  # the default: the shared check as it is
+            return pz.win_on(c, self.hands[j], opened, j == by, men, least)
+        # a discard (win_card "any": it never joins a 碰), or a pair that stays a 坎 in hand (pair_win "kan")
+        hand = list(self.hands[j])
         n = _count(hand, c)
         onto = [k for k, g in enumerate(self.open[j]) if g.kind in (WEI, pz.PENG) and g.cards[0] == c]
         if n == 3:
@@ -859,10 +863,10 @@ class Paohuzi:
             opened[onto[0]] = (PAO, (c,) * 4)
         elif n == 2 and self.rules.pair_win == "wei_peng":
             _remove(hand, c, 2)
-            opened.append((WEI if (j == by and src == STOCK) else pz.PENG, (c,) * 3))
+            opened.append((pz.PENG, (c,) * 3))
         else:
             hand.append(c)
-        return pz.win(tuple(sorted(hand)), opened, self.rules.men, self.rules.min_huxi)
+        return pz.win(tuple(sorted(hand)), opened, men, least)
 
     def _open_claims(self, ev):
         """The card out may be claimed: ask every seat that may act, all at once; or settle it now."""
