@@ -19,7 +19,8 @@ def test_bench_script_writes_every_section(tmp_path):
     for heading in ("## Machine", "## Big Two: listing every legal play", "## Big Two: classification and whole deals",
                     "## Under MicroPython", "## Guandan: listing the legal plays of a 27-card hand",
                     "## Guandan: whole bot-vs-bot deals (CPython)",
-                    "## Paohuzi: the win check with the best arrangement (CPython)"):
+                    "## Paohuzi: the win check with the best arrangement (CPython)",
+                    "## Paohuzi: claim resolution per turned card (CPython)"):
         assert heading in text
     assert "Not measured" not in text  # the MicroPython figures were taken, not skipped
     assert "| lead, 13-card hands (200 seeded) |" in text

@@ -338,6 +338,18 @@ def test_a_registered_game_takes_its_deal_and_an_unregistered_one_is_refused():
     record = D.deal(GOLDEN, "guandan", 1, 1, 1)
     deal = record.to_engine_deal()  # the registry's deal_for: Guandan is registered now
     assert deal.board == 1 and sorted(len(h) for h in deal.hands.values()) == [27] * 4
+    record = D.deal(GOLDEN, "paohuzi", 1, 1, 1)
+    deal = record.to_engine_deal()  # the record's extra (亮张, stock) goes to the engine's deal too
+    assert deal.to_dict()["shown"] == record.shown and deal.to_dict()["stock"] == list(record.stock)
+    assert deal.to_dict()["hands"] == {s: list(h) for s, h in record.hands.items()}
+
+
+def test_a_game_dealt_before_its_engine_exists_is_refused(monkeypatch):
+    from paizhuo import rules
+
+    def no_game(name):
+        raise ValueError("unknown game %r" % name)
+    monkeypatch.setattr(rules, "game", no_game)
     with pytest.raises(D.DealError) as e:
         D.deal(GOLDEN, "paohuzi", 1, 1, 1).to_engine_deal()
     assert e.value.code == "no_engine"

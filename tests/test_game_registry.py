@@ -18,6 +18,8 @@ from paizhuo.table.config import ConfigError, load_text
 
 ROOT = Path(__file__).resolve().parent.parent
 SECRET = b"registry test secret, 32 bytes.."
+# The games a table hub runs (their bots and screens exist); a game may have its engine first.
+AT_TABLE = sorted(n for n in rules.GAMES if rules.game(n).at_table)
 
 
 # ---- the registry's common face -------------------------------------------------------------
@@ -26,7 +28,8 @@ SECRET = b"registry test secret, 32 bytes.."
 def test_every_game_answers_the_common_face(name):
     g = rules.game(name)
     assert g.name == name and rules.engine(name) is g.engine
-    assert g.seats == ("E", "N", "W", "S")
+    assert g.seats in (("E", "N", "W", "S"), ("E", "N", "W")) and g.seats == rules.DEALING[name].seats
+    assert g.dealing.shown == getattr(g.engine, "SHOWN", False)
     assert isinstance(g.rules, g.engine.Rules)
     for attr in ("Rules", "Deal", "Action", "IllegalActionError", "OVER"):
         assert hasattr(g.engine, attr), attr
@@ -39,7 +42,11 @@ def test_every_game_answers_the_common_face(name):
     state.apply(action)
     again = rules.replay(name, state.record())  # the state class replays its own record exactly
     assert again.record() == state.record()
-    assert callable(getattr(g.bot, "choose"))
+
+
+@pytest.mark.parametrize("name", AT_TABLE)
+def test_every_game_at_a_table_has_a_bot(name):
+    assert callable(getattr(rules.game(name).bot, "choose"))
 
 
 def _play_board(g, board, key, rounds=1):
@@ -55,7 +62,7 @@ def _play_board(g, board, key, rounds=1):
     return board
 
 
-@pytest.mark.parametrize("name", sorted(rules.GAMES))
+@pytest.mark.parametrize("name", AT_TABLE)
 def test_every_game_plays_a_board_through_the_common_face(name):
     g = rules.game(name)
     opts = {"max_deals": 3} if g.match else {}
@@ -83,7 +90,7 @@ def test_the_oracle_asks_the_registry_for_a_games_answers():
 
 
 def test_an_unknown_game_is_refused_naming_the_games():
-    with pytest.raises(ValueError, match="bigtwo, guandan"):
+    with pytest.raises(ValueError, match="bigtwo, guandan, paohuzi"):
         rules.game("poker")
 
 
@@ -103,8 +110,17 @@ def test_the_rules_package_does_not_import_the_bots():
     assert out.strip() == "False"
 
 
-@pytest.mark.parametrize("name", sorted(rules.GAMES))
-def test_every_registered_game_runs_at_a_table(name):
+def test_a_game_with_its_engine_only_is_refused_by_a_table():
+    from paizhuo.table import config
+    for name in sorted(set(rules.GAMES) - set(AT_TABLE)):
+        text = config.EXAMPLE.replace('game = "%s"' % rules.DEFAULT_GAME, 'game = "%s"' % name)
+        with pytest.raises(ConfigError) as e:
+            load_text(text, "t.toml")
+        assert e.value.code == "no_table_game"
+
+
+@pytest.mark.parametrize("name", AT_TABLE)
+def test_every_game_at_a_table_runs_at_a_table(name):
     assert rules.game(name).at_table
     from paizhuo.table import config
     text = config.EXAMPLE.replace('game = "%s"' % rules.DEFAULT_GAME, 'game = "%s"' % name)

@@ -6,13 +6,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from paizhuo.errors import CodedError
-from paizhuo.rules import bigtwo, guandan
+from paizhuo.rules import bigtwo, guandan, paohuzi
 
-ENGINES = {"bigtwo": bigtwo, "guandan": guandan}
+ENGINES = {"bigtwo": bigtwo, "guandan": guandan, "paohuzi": paohuzi}
 
 VALUES = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(), st.floats(), st.text(max_size=12),
-              st.sampled_from(["seed", "no_two", "suit_first", "off", "any", "level", "T", "10", "E", "clockwise"]),
+              st.sampled_from(["seed", "no_two", "suit_first", "off", "any", "level", "T", "10", "E", "clockwise",
+                               "stock", "wei_peng", "kan"]),
               st.integers(min_value=0, max_value=700), st.builds(lambda k: 10 ** (4300 + k), st.integers(0, 9))),   # past str()'s digit limit
     lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=5), inner, max_size=3)),
     max_leaves=6)
@@ -50,6 +51,11 @@ def test_any_mapping_gives_rules_or_a_clear_refusal(game):
      "掼蛋规则选项 equal_tribute 不能是 'left'"),
     ("guandan", {"max_deals": 0}, "max_deals cannot be 0", "不小于 1 的整数"),
     ("guandan", {"level": "5"}, "unknown Guandan rule option 'level'", "没有掼蛋规则选项 'level'"),
+    ("paohuzi", {"win_card": "discard"}, "win_card cannot be 'discard': it must be 'stock'", "跑胡子规则选项 win_card 不能是"),
+    ("paohuzi", {"claim_seconds": 601}, "claim_seconds cannot be 601", "应为 1 到 600 的整数秒"),
+    ("paohuzi", {"min_huxi": 101}, "min_huxi cannot be 101: it must be a whole number from 0 to 100", "0 到 100 的整数"),
+    ("paohuzi", {"hong_hu_reds": 13}, "below hong_wu_reds", "小于 hong_wu_reds"),
+    ("paohuzi", {"level": 2}, "unknown Paohuzi rule option 'level'", "没有跑胡子规则选项 'level'"),
 ])
 def test_a_bad_option_is_named_in_both_languages(game, data, en, zh):
     with pytest.raises(CodedError) as e:

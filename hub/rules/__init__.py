@@ -26,16 +26,19 @@ import, an example or a help text (``tests/test_game_registry.py``).
 >>> g.seats, g.state.__name__, g.bot.__name__, type(g.rules).__name__, g.match
 (('E', 'N', 'W', 'S'), 'BigTwo', 'BigTwoBot', 'Rules', False)
 >>> sorted(GAMES), sorted(DEALING)
-(['bigtwo', 'guandan'], ['bigtwo', 'guandan', 'paohuzi'])
+(['bigtwo', 'guandan', 'paohuzi'], ['bigtwo', 'guandan', 'paohuzi'])
 >>> game("guandan").match, DEALING["guandan"].hand
 (True, 27)
+>>> d = DEALING["paohuzi"]
+>>> d.seats, d.hand, d.shown, d.stock, game("paohuzi").at_table
+(('E', 'N', 'W'), 20, True, 19, False)
 """
 
 import importlib
 
 from paizhuo_shared import cards as cards_
 
-from . import bigtwo, common, guandan
+from . import bigtwo, common, guandan, paohuzi
 
 
 class Dealing:
@@ -91,7 +94,9 @@ class Game:
         self.seats = tuple(engine.SEATS)
         self.match = board is not None
         self._board = board  # the match class; None: a board is one deal (common.OneDeal)
-        self.dealing = Dealing(self.name, engine.DECK, self.seats, engine.HAND_SIZE)
+        # SHOWN: the engine deals one more card to the dealer, turned up (亮张), and keeps a stock
+        self.dealing = Dealing(self.name, engine.DECK, self.seats, engine.HAND_SIZE,
+                               shown=getattr(engine, "SHOWN", False))
         self._bot = bot  # "module:Class" under paizhuo.bots; imported on first use (no cycle)
         self._bot_view = bot_view_only  # its choose() takes the view alone (and the seed, whim)
         self._oracle = oracle
@@ -158,8 +163,11 @@ class Game:
         return common.OneDeal.from_record(self.state, record)
 
     def deal_for(self, record):
-        """The engine's ``Deal`` of a :class:`paizhuo.deals.DealRecord` (its board and hands)."""
-        return self.engine.Deal.from_dict({"board": record.board, "hands": {s: list(h) for s, h in record.hands.items()}})
+        """The engine's ``Deal`` of a :class:`paizhuo.deals.DealRecord`: its board and hands, and
+        the game-specific parts of a game that has them (``record.extra``: the 亮张 and the stock)."""
+        data = {"board": record.board, "hands": {s: list(h) for s, h in record.hands.items()}}
+        data.update(record.extra)
+        return self.engine.Deal.from_dict(data)
 
     def __repr__(self):
         return "Game(%r)" % self.name
@@ -182,12 +190,14 @@ _REGISTRY = {g.name: g for g in (
     Game(bigtwo, bigtwo.BigTwo, "..bots.bigtwo:BigTwoBot", ".bigtwo_oracle:answer", narrator=".bigtwo_narrator:Narrator"),
     Game(guandan, guandan.GuandanDeal, "..bots.guandan:GuandanBot", ".guandan_oracle:answer", board=guandan.Match,
          bot_view_only=True),
+    Game(paohuzi, paohuzi.Paohuzi, "..bots.paohuzi:PaohuziBot", ".paohuzi_oracle:answer", at_table=False,
+         bot_view_only=True),
 )}
 GAMES = {name: g.engine for name, g in _REGISTRY.items()}
 DEFAULT_GAME = "bigtwo"  # what a table plays when its configuration names no game
-# How each game's deck is dealt: the engines' own, and games dealt before their engine exists.
-DEALING = dict({name: g.dealing for name, g in _REGISTRY.items()},
-               paohuzi=Dealing("paohuzi", cards_.DECK80, ("E", "N", "W"), 20, shown=True))
+# How each game's deck is dealt: the engines' own (a game dealt before its engine exists would be
+# added here by hand, as Paohuzi was).
+DEALING = {name: g.dealing for name, g in _REGISTRY.items()}
 # How each game is called: (English, Chinese); every game of DEALING has one.
 TITLES = {"bigtwo": ("Big Two", "锄大地"), "guandan": ("Guandan", "掼蛋"), "paohuzi": ("Paohuzi", "跑胡子")}
 
