@@ -55,7 +55,8 @@ PAIR = 6  # a pair: also a 碰 or 偎 (胡息) to come, or the 将
 HUXI = 2  # per 胡息 made (or, for a pair, to be made by its 碰)
 SHORT = 4  # per 胡息 short of MIN_HUXI
 READY = 60  # 听牌
-OUT = 6  # per unseen card that wins a 听牌
+OUT = 2  # per third of an unseen card that wins a 听牌 (ANYONE: a whole card)
+ANYONE, OWN = 3, 1  # a winning card turned up by any seat, or only by the seat itself (in thirds)
 # Feeding the others, for a discard (small: they only break ties of worth).
 FEED_CHI = 2  # the 下家 may 吃 it: not a card it let go by before
 FEED_PAIR = 1  # two or more copies unseen: someone may 碰 it
@@ -69,11 +70,12 @@ def _other(c):
 
 def _partials(c):
     """The two-card partial groups whose lower card is ``c``: ``(partner, cards that complete it,
-    胡息 of the completed 句)`` each (a pair is weighed apart)."""
+    胡息 of the completed 句)`` each, the pair first (completed by a third copy: a 碰 or 偎, 1 / 3
+    胡息 at least, or a 绞 with the other case)."""
     r = c % 10
     small = c < pz.BIG
     run = 3 if small else 6  # 一二三 / 二七十 small, big
-    out = []
+    out = [(c, (c, _other(c)), 1 if small else 3)]
     if r <= 8:  # two in a row: the card below and the card above
         wants = tuple(x for x in (c - 1 if r >= 1 else None, c + 2 if r <= 7 else None) if x is not None)
         out.append((c + 1, wants, run if r == 0 else 0))
@@ -89,56 +91,67 @@ def _partials(c):
     return tuple(out)
 
 
-_PARTIALS = tuple(_partials(c) for c in range(20))
-
-
-def _groups(m, c):
-    """The 句 and 绞 of the counts ``m`` whose lowest card is ``c``: ``(cards, 胡息)`` each."""
+def _groups(c):
+    """The 句 and 绞 whose lowest card is ``c``: ``(second card, third card, 胡息)`` each."""
     out = []
     r = c % 10
-    if r <= 7 and m[c + 1] and m[c + 2]:
-        out.append(((c, c + 1, c + 2), pz.huxi(pz.JU, (c, c + 1, c + 2)) if r == 0 else 0))
-    if r == 1 and m[c + 5] and m[c + 8]:
-        out.append(((c, c + 5, c + 8), 6 if c >= pz.BIG else 3))
+    if r <= 7:
+        out.append((c + 1, c + 2, (6 if c >= pz.BIG else 3) if r == 0 else 0))
+    if r == 1:
+        out.append((c + 5, c + 8, 6 if c >= pz.BIG else 3))
     if c < pz.BIG:
-        if m[c] >= 2 and m[c + pz.BIG]:
-            out.append(((c, c, c + pz.BIG), 0))
-        if m[c + pz.BIG] >= 2:
-            out.append(((c, c + pz.BIG, c + pz.BIG), 0))
-    return out
+        out.append((c, c + pz.BIG, 0))
+        out.append((c + pz.BIG, c + pz.BIG, 0))
+    return tuple(out)
+
+
+_PARTIALS = tuple(_partials(c) for c in range(20))
+_GROUPS = tuple(_groups(c) for c in range(20))
+
+
+_NOTHING = (0, 0, 0)
 
 
 class _Weigher:
     """The worth of holdings of one seat at one decision: ``unseen`` (copies of each card the seat
-    cannot see anywhere) is fixed for the decision, so sub-holdings are remembered across the
-    holdings compared."""
+    cannot see anywhere) is fixed for the decision, so the partial groups are valued once and
+    sub-holdings are remembered across the holdings compared."""
 
-    __slots__ = ("unseen", "memo", "wins")
+    __slots__ = ("unseen", "parts", "memo", "wins")
 
     def __init__(self, unseen):
         self.unseen = unseen
-        self.memo = {}
+        self.parts = []  # per lower card: (partner, worth, 胡息 to come) of its partial groups
+        for c in range(20):
+            row = []
+            for partner, wants, h in _PARTIALS[c]:
+                live = 0
+                for w in wants:
+                    live += unseen[w]
+                if partner == c:  # a pair: a 碰 of it to come if the third copy is unseen
+                    h = h if unseen[c] else 0
+                    row.append((c, PAIR + PART_LIVE * min(live, LIVE_CAP) + HUXI * h, h))
+                else:
+                    row.append((partner, PART + PART_LIVE * min(live, LIVE_CAP) + (HUXI * h // 2 if live else 0), 0))
+            self.parts.append(tuple(row))
+        self.memo = ({}, {})  # without, with a 将 to find
         self.wins = {}
 
     def worth(self, n, opened):
-        """The worth of holding the counts ``n`` in hand with the open groups ``opened``."""
-        jiang = False
-        huxi = 0
-        for kind, cs in opened:
-            huxi += pz.huxi(kind, cs)
-            if kind in (pz.PAO, pz.TI):
-                jiang = True
+        """The worth of holding the counts ``n`` in hand with the open groups ``opened`` (an
+        :class:`_Open`)."""
         m = list(n)
-        made = len(opened)
+        made = len(opened.groups)
+        huxi = opened.huxi
         for c in range(20):
             if m[c] >= 3:  # a 坎: never split
                 made += 1
                 huxi += 6 if c >= pz.BIG else 3
                 m[c] = 0
-        value, groups, h = self._best(m, 0, jiang)
+        value, groups, h = self._best(m, 0, opened.jiang)
+        score = value + GROUP * made + HUXI * huxi
         made += groups
         huxi += h
-        score = value + GROUP * (made - groups) + HUXI * (huxi - h)
         if huxi < MIN_HUXI:
             score -= SHORT * (MIN_HUXI - huxi)
         if made >= MEN - 2:  # close enough to look for 听牌
@@ -153,89 +166,120 @@ class _Weigher:
         while c < 20 and not m[c]:
             c += 1
         if c == 20:
-            return 0, 0, 0
-        key = (bytes(m), jiang)
-        got = self.memo.get(key)
-        if got is not None:
-            return got
-        unseen = self.unseen
-        m[c] -= 1  # c alone
+            return _NOTHING
+        memo = self.memo[jiang]
+        key = bytes(m)
+        best = memo.get(key)
+        if best is not None:
+            return best
+        m[c] -= 1  # c is used below, or alone
         best = self._best(m, c, jiang)
+        for a, b, h in _GROUPS[c]:
+            if m[a] and m[b] and (a != b or m[a] >= 2):
+                m[a] -= 1
+                m[b] -= 1
+                r = self._best(m, c, jiang)
+                m[a] += 1
+                m[b] += 1
+                v = r[0] + GROUP + HUXI * h
+                if v > best[0]:
+                    best = (v, r[1] + 1, r[2] + h)
+        for partner, worth, h in self.parts[c]:
+            if m[partner]:
+                m[partner] -= 1
+                if jiang and partner == c:
+                    r = self._best(m, c, False)
+                    if r[0] + JIANG > best[0]:
+                        best = (r[0] + JIANG, r[1] + 1, r[2])
+                r = self._best(m, c, jiang)
+                m[partner] += 1
+                if r[0] + worth > best[0]:
+                    best = (r[0] + worth, r[1], r[2] + h)
         m[c] += 1
-        for cs, h in _groups(m, c):
-            for x in cs:
-                m[x] -= 1
-            r = self._best(m, c, jiang)
-            for x in cs:
-                m[x] += 1
-            v = r[0] + GROUP + HUXI * h
-            if v > best[0]:
-                best = (v, r[1] + 1, r[2] + h)
-        if m[c] >= 2:
-            m[c] -= 2
-            if jiang:
-                r = self._best(m, c, False)
-                if r[0] + JIANG > best[0]:
-                    best = (r[0] + JIANG, r[1] + 1, r[2])
-            r = self._best(m, c, jiang)
-            m[c] += 2
-            live = unseen[c] + unseen[_other(c)]
-            h = (3 if c >= pz.BIG else 1) if unseen[c] else 0  # a 碰 of it to come
-            v = r[0] + PAIR + PART_LIVE * min(live, LIVE_CAP) + HUXI * h
-            if v > best[0]:
-                best = (v, r[1], r[2] + h)
-        for partner, wants, h in _PARTIALS[c]:
-            if not m[partner]:
-                continue
-            live = 0
-            for w in wants:
-                live += unseen[w]
-            m[c] -= 1
-            m[partner] -= 1
-            r = self._best(m, c, jiang)
-            m[c] += 1
-            m[partner] += 1
-            v = r[0] + PART + PART_LIVE * min(live, LIVE_CAP) + (HUXI * h // 2 if live else 0)
-            if v > best[0]:
-                best = (v, r[1], r[2])
-        self.memo[key] = best
+        memo[key] = best
         return best
 
     def _outs(self, n, opened):
-        """How many unseen cards would win: with each, the win check as the engine makes it
-        (a card joining a 坎, 偎 or 碰 is a 跑; one making three of a kind with a pair a 碰, or a
-        偎 when the seat turns it up itself)."""
-        key = (bytes(n), tuple(opened))
+        """How many unseen cards would win, in thirds (a card that wins only when the seat turns it
+        up itself counts a third): with each, the win check as the engine makes it (a card
+        joining a 坎, 偎 or 碰 is a 跑; one making three of a kind with a pair a 碰, or a 偎 when
+        the seat turns it up itself)."""
+        key = (bytes(n), opened.key)
         if key in self.wins:
             return self.wins[key]
         outs = 0
+        hand = [x for x in range(20) for _ in range(n[x])]
         for c in range(20):
-            if self.unseen[c] and self._wins_with(n, opened, c):
-                outs += self.unseen[c]
+            if self.unseen[c] and (_touches(n, c) or c in opened.joins):
+                outs += self.unseen[c] * _wins_with(hand, n, opened, c)
         self.wins[key] = outs
         return outs
 
-    @staticmethod
-    def _wins_with(n, opened, c):
-        hand = [x for x in range(20) for _ in range(n[x])]
-        groups = list(opened)
-        onto = [k for k, (kind, cs) in enumerate(opened) if kind in (pz.WEI, pz.PENG) and cs[0] == c]
-        if n[c] == 3:
-            for _ in range(3):
-                hand.remove(c)
-            groups.append((pz.PAO, (c,) * 4))
-        elif onto:
-            groups[onto[0]] = (pz.PAO, (c,) * 4)
-        elif n[c] == 2:
-            hand.remove(c)
-            hand.remove(c)
-            for kind in (pz.PENG, pz.WEI):
-                if pz.win(hand, groups + [(kind, (c,) * 3)], MEN, MIN_HUXI) is not None:
-                    return True
-            return False
-        else:
-            hand.append(c)
-        return pz.win(hand, groups, MEN, MIN_HUXI) is not None
+
+class _Open:
+    """A seat's open groups as the weigher takes them: ``groups`` (``(kind, cards)`` each), their
+    胡息, whether a 将 is needed (a 跑 or 提 among them), the cards that would 跑 onto them, and a
+    key for remembering."""
+
+    __slots__ = ("groups", "huxi", "jiang", "joins", "key")
+
+    def __init__(self, groups):
+        self.groups = list(groups)
+        self.huxi = sum(pz.huxi(kind, cs) for kind, cs in self.groups)
+        self.jiang = any(kind in (pz.PAO, pz.TI) for kind, _ in self.groups)
+        self.joins = set(cs[0] for kind, cs in self.groups if kind in (pz.WEI, pz.PENG))  # a 跑 onto them
+        self.key = tuple(self.groups)
+
+    def plus(self, groups):
+        return _Open(self.groups + list(groups))
+
+
+def _touches(n, c):
+    """True if card ``c`` could join the hand counted in ``n`` in some group (a card that joins
+    none cannot win)."""
+    if n[c] or n[_other(c)]:
+        return True
+    r = c % 10
+    base = c - r
+    for x in (r - 2, r - 1, r + 1, r + 2):
+        if 0 <= x <= 9 and n[base + x]:
+            return True
+    return r in pz.RED and any(n[base + x] for x in pz.RED)
+
+
+def _wins_with(hand, n, opened, c):
+    """How often the hand (``hand`` its cards, ``n`` their counts) with the open groups wins on
+    ``c`` (the engine's win check for a card from the stock): ANYONE (whoever turns it up), OWN
+    (only when the seat turns it up itself: 偎 with a pair), or 0."""
+    big = c >= pz.BIG
+    men = len(opened.groups)
+    huxi = opened.huxi
+    jiang = opened.jiang
+    if n[c] == 3:  # 跑 onto the 坎
+        hand = [x for x in hand if x != c]
+        men, huxi, jiang = men + 1, huxi + (9 if big else 6), True
+    elif c in opened.joins:  # 跑 onto the 偎 or 碰
+        was = [kind for kind, cs in opened.groups if kind in (pz.WEI, pz.PENG) and cs[0] == c][0]
+        huxi += (9 if big else 6) - pz.HUXI[was][1 if big else 0]
+        jiang = True
+    elif n[c] == 2:  # three of a kind with the pair: a 碰 (another seat's card) or a 偎 (one's own)
+        hand = [x for x in hand if x != c]
+        if _wins(hand, men + 1, huxi + (3 if big else 1), jiang):
+            return ANYONE
+        return OWN if _wins(hand, men + 1, huxi + (6 if big else 3), jiang) else 0
+    else:
+        hand = sorted(hand + [c])
+    return ANYONE if _wins(hand, men, huxi, jiang) else 0
+
+
+def _wins(hand, men, huxi, jiang):
+    """The RULES.md win check (:func:`paizhuo_shared.paohuzi.win`) of ``hand`` beside ``men`` open
+    groups of ``huxi`` 胡息, with the cheap refusals first."""
+    left = MEN - men
+    if len(hand) != 3 * left - (1 if jiang else 0):
+        return False  # the cards cannot make the 门子 left
+    r = pz.arrange(hand, jiang)
+    return r is not None and len(r[1]) == left and huxi + r[0] >= MIN_HUXI
 
 
 class PaohuziBot:
@@ -263,7 +307,7 @@ class PaohuziBot:
             raise ValueError("the bot was asked to act for seat %r, which has no decision to make" % (seat,))
         hand = pz.cards(view["hand"])
         n = pz.counts(hand)
-        opened = [(g["kind"], pz.cards(g["cards"])) for g in view["open"][seat]]
+        opened = _Open((g["kind"], pz.cards(g["cards"])) for g in view["open"][seat])
         weigher = _Weigher(_unseen(view, n))
         if view["phase"] == "claim":
             return self._claim(view, seat, n, opened, weigher)
@@ -298,14 +342,14 @@ class PaohuziBot:
             m = list(n)
             if claim[0] == "peng":
                 m[c] -= 2
-                made = opened + [(pz.PENG, (c, c, c))]
+                made = opened.plus([(pz.PENG, (c, c, c))])
             else:
                 groups = [pz.cards(g) for g in claim[1]]
                 for g in groups:
                     for x in g:
                         m[x] -= 1
                 m[c] += 1  # the card out is not from the hand
-                made = opened + [(pz.CHI, g) for g in groups]
+                made = opened.plus((pz.CHI, g) for g in groups)
             best = None
             for d in _discardable(m):  # a discard follows the claim
                 m[d] -= 1
