@@ -441,3 +441,12 @@ def test_the_registry_deals_and_boards_a_paohuzi_deal():
     res = board.finish(state)
     assert sum(res["scores"].values()) == 0 and board.over
     assert rules.replay("paohuzi", board.record()).result().to_dict() == res
+
+
+def test_a_seat_dealt_two_ti_skips_its_first_discard_after_a_claim():
+    g = new({"E": "x5", "N": "x1 x1 x1 x1 x2 x2 x2 x2 x4 x6"}, stock="d9 x5 x5 x5")
+    assert [e["seat"] for e in g.opening if e["type"] == "ti"] == ["N", "N"] and g.to_act() == ("E",)
+    g.apply(Action.discard("E", "x5"))
+    ev = g.apply(Action.chi("N", [["x4", "x5", "x6"]]))
+    assert types(ev)[:3] == ["chi", "no_discard", "turn_up"] and ev[2]["seat"] == "W"
+    assert g.view(None)["counts"]["N"] == 12 - 2  # 20 - 8 (two 提) - 2 (吃): no card discarded
