@@ -36,10 +36,9 @@ a 胡 is claimed exactly when ``may`` says so.
 0
 """
 
-import random
-
 from paizhuo_shared import paohuzi as pz
 from paizhuo.rules.paohuzi import SEATS, Action
+from .common import Seeded
 
 MEN = 7  # the 门子 of a win and the 胡息 it needs: RULES.md's defaults (the view has no rules)
 MIN_HUXI = 6
@@ -282,18 +281,9 @@ def _wins(hand, men, huxi, jiang):
     return r is not None and len(r[1]) == left and huxi + r[0] >= MIN_HUXI
 
 
-class PaohuziBot:
+class PaohuziBot(Seeded):
     """A computer player, deterministic for its ``seed``: ``choose(view)`` is one legal
     :class:`~paizhuo.rules.paohuzi.Action` of the seat whose ``view`` it is given."""
-
-    def __init__(self, seed=0, whim=0.0):
-        if not 0.0 <= whim <= 1.0:
-            raise ValueError("whim must be from 0 to 1, not %r" % (whim,))
-        self.rng = random.Random(seed)
-        self.whim = whim
-
-    def _offhand(self):
-        return self.whim and self.rng.random() < self.whim
 
     def _pick(self, options):
         """The best of ``(worth, choice)`` options, the seed choosing among equals."""
