@@ -388,9 +388,10 @@ def _unseen(view, n):
 
 
 def _passed_by_next(view, seat):
-    """Cards the seat's 下家 let go by when it could have 吃 them (those in the seat's own pile and
-    the 下家's: discarded or turned up by the seat, turned up by the 下家); a card 吃 once
-    declined is 臭牌 for good, and one it could not use then is likely no use now."""
+    """Cards the seat's 下家 let go by when it could have 吃 them, or threw away: those in the
+    seat's own pile (discarded or turned up by the seat) and in the 下家's (turned up or discarded
+    by it).  A card declined once is 臭牌 for good, and one it could not use then is likely no
+    use now."""
     nxt = SEATS[(SEATS.index(seat) + 1) % len(SEATS)]
     return set(pz.cards(view["piles"][seat])) | set(pz.cards(view["piles"][nxt]))
 
