@@ -59,7 +59,7 @@ def _random_player(rnd):
 def test_three_bots_play_seeded_deals_legally_to_the_end_and_always_claim_hu():
     seen = []
     results = []
-    for k in range(12):
+    for k in range(9):
         bots = {s: GAME.new_bot(seed=10 * k + i) for i, s in enumerate(SEATS)}
         g = _play(_deal(k), {s: _bot_player(bots[s], seen) for s in SEATS}, random.Random(k))
         r = g.result().to_dict()
@@ -70,11 +70,11 @@ def test_three_bots_play_seeded_deals_legally_to_the_end_and_always_claim_hu():
             assert a.type == "hu"  # 胡 whenever it may
     claims = [a.type for may, a in seen if may is not None]
     assert {"chi", "pass"} <= set(claims)  # it claims and it passes, as the holding says
-    assert sum(1 for w in results if w) >= 6  # most deals are won, not 荒庄
+    assert sum(1 for w in results if w) >= 5  # most deals are won, not 荒庄
 
 
 def test_the_bot_decides_from_a_bare_copy_of_the_view_and_touches_no_engine_state():
-    for k in range(4):
+    for k in range(3):
         twin = PaohuziBot(seed=k)
         bot = PaohuziBot(seed=k)
 
@@ -95,7 +95,7 @@ def test_the_bot_decides_from_a_bare_copy_of_the_view_and_touches_no_engine_stat
 def test_the_bot_wins_far_more_deals_than_a_random_legal_player():
     # one bot and two random players per deal, the bot's seat going round; the same deals
     bot_wins = other_wins = 0
-    for k in range(24):
+    for k in range(18):
         rnd = random.Random(1000 + k)
         seat = SEATS[k % 3]
         players = {s: _random_player(rnd) for s in SEATS}
@@ -103,7 +103,7 @@ def test_the_bot_wins_far_more_deals_than_a_random_legal_player():
         w = _play(_deal(200 + k), players, rnd).result().winner
         bot_wins += w == seat
         other_wins += w is not None and w != seat
-    assert bot_wins >= 8 and bot_wins > 2 * other_wins, (bot_wins, other_wins)  # each random seat: other_wins / 2
+    assert bot_wins >= 6 and bot_wins > 2 * other_wins, (bot_wins, other_wins)  # each random seat: other_wins / 2
 
 
 def test_hu_on_a_winning_stock_card():
