@@ -7,6 +7,7 @@ import json
 import random
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from paizhuo import deals, rules
 from paizhuo.bots.paohuzi import PaohuziBot
@@ -152,3 +153,18 @@ def test_the_registry_gives_this_bot_and_bad_calls_are_refused():
         PaohuziBot().choose(g.view("W"))  # W has nothing to decide
     with pytest.raises(ValueError):
         PaohuziBot().choose(g.view(None))  # the public view is nobody's
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 10 ** 9), st.integers(0, 60), st.floats(0, 1))
+def test_from_any_point_of_random_play_the_bot_chooses_a_legal_action(seed, steps, whim):
+    rnd = random.Random(seed)
+    g = Paohuzi(_deal(seed % 1000))
+    for _ in range(steps):
+        if g.phase == "over":
+            return
+        seat = rnd.choice(g.to_act())
+        g.apply(rnd.choice(g.legal_actions(seat)))
+    for seat in g.to_act():  # every seat asked about a card, or the discarder
+        a = PaohuziBot(seed=seed, whim=whim).choose(json.loads(json.dumps(g.view(seat))))
+        assert a in g.legal_actions(seat)
