@@ -107,10 +107,13 @@ def test_the_bot_wins_far_more_deals_than_a_random_legal_player():
     assert bot_wins >= 6 and bot_wins > 2 * other_wins, (bot_wins, other_wins)  # each random seat: other_wins / 2
 
 
+# Six groups and a pair of 十 (9 胡息): one card from a win (听牌), waiting for 十 or 拾.
+READY = "x1 x2 x3 d1 d2 d3 x4 x5 x6 x7 x8 x9 d4 d5 d6 d7 d8 d9 x10 x10"
+
+
 def test_hu_on_a_winning_stock_card():
-    # W waits with six groups and a pair of 十; N turns up 拾
-    ready = "x1 x2 x3 d1 d2 d3 x4 x5 x6 x7 x8 x9 d4 d5 d6 d7 d8 d9 x10 x10"
-    g = Paohuzi(Deal.from_dict(fill({"W": ready}, stock="d10")))
+    # W waits; N turns up 拾
+    g = Paohuzi(Deal.from_dict(fill({"W": READY}, stock="d10")))
     g.apply(Action.discard("E", g.view("E")["hand"][-1]))
     while "W" not in g.to_act():
         g.apply(Action.pass_(g.to_act()[0]))
@@ -127,6 +130,14 @@ def test_the_bot_discards_the_card_that_joins_nothing_and_claims_a_chi_that_comp
     g.apply(Action.discard("E", "x5"))
     a = PaohuziBot().choose(g.view("N"))
     assert a.type == "chi" and a in g.legal_actions("N")
+
+
+def test_a_waiting_bot_passes_a_chi_that_would_break_its_wait():
+    for card in ("x5", "d5"):  # 吃 with 比牌 takes 五 or 伍 from two groups of N's
+        g = Paohuzi(Deal.from_dict(fill({"E": card, "N": READY}, stock="d10")))
+        g.apply(Action.discard("E", card))
+        assert g.view("N")["may"]["chi"]
+        assert PaohuziBot().choose(g.view("N")) == Action.pass_("N")
 
 
 def test_whim_plays_other_deals_for_other_seeds_and_the_same_for_the_same_seed():
