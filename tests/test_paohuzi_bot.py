@@ -132,6 +132,13 @@ def test_the_bot_discards_the_card_that_joins_nothing_and_claims_a_chi_that_comp
     assert a.type == "chi" and a in g.legal_actions("N")
 
 
+def test_the_bot_claims_a_peng_of_a_pair_outside_its_groups():
+    g = Paohuzi(Deal.from_dict(fill({"E": "d10", "W": "d10 d10"}, stock="d9")))
+    g.apply(Action.discard("E", "d10"))
+    assert g.view("W")["may"]["peng"]
+    assert PaohuziBot().choose(g.view("W")) == Action.peng("W")
+
+
 def test_a_waiting_bot_passes_a_chi_that_would_break_its_wait():
     for card in ("x5", "d5"):  # 吃 with 比牌 takes 五 or 伍 from two groups of N's
         g = Paohuzi(Deal.from_dict(fill({"E": card, "N": READY}, stock="d10")))
