@@ -20,7 +20,8 @@ def test_bench_script_writes_every_section(tmp_path):
                     "## Under MicroPython", "## Guandan: listing the legal plays of a 27-card hand",
                     "## Guandan: whole bot-vs-bot deals (CPython)",
                     "## Paohuzi: the win check with the best arrangement (CPython)",
-                    "## Paohuzi: claim resolution per turned card (CPython)"):
+                    "## Paohuzi: claim resolution per turned card (CPython)",
+                    "## Paohuzi: whole bot-vs-bot deals per second (CPython)"):
         assert heading in text
     assert "Not measured" not in text  # the MicroPython figures were taken, not skipped
     assert "| lead, 13-card hands (200 seeded) |" in text

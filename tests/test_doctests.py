@@ -21,6 +21,7 @@ MUST_HAVE_EXAMPLES = {
     "paizhuo.rules.bigtwo",
     "paizhuo.rules.guandan",
     "paizhuo.bots.guandan",
+    "paizhuo.bots.paohuzi",
     "paizhuo.rules.oracle",
     "paizhuo.bots.bigtwo",
     "paizhuo.deals",
