@@ -496,7 +496,9 @@ events|a list of objects|对象列表
 cards|a list of 1 to 27 card codes|1 到 27 个牌码的列表
 names|a list of at most 27 texts of 1 to 32 characters|最多 27 个、每个 1 到 32 个字符的文本列表
 yes|true or false|true 或 false
-type|show, double, play or pass|show、double、play 或 pass
+card|a card code|牌码
+groups|a list of 1 to 4 groups of 3 card codes|1 到 4 组、每组 3 个牌码的列表
+type|show, double, play, tribute, return, discard, chi, peng, hu or pass|show、double、play、tribute、return、discard、chi、peng、hu 或 pass
 """
 
 
@@ -611,7 +613,19 @@ def _action(a):
         if not _fits("cards", a.get("cards")):
             raise _wrong("intent", "a.cards", "cards")
         field = "cards"
-    elif kind == "pass":
+    elif kind == "discard":  # one card out of the hand
+        if not _text(a.get("card"), 1, 4):
+            raise _wrong("intent", "a.card", "card")
+        field = "card"
+    elif kind == "chi":  # 吃: the group with the card out, then the 比牌 groups
+        g = a.get("groups")
+        if not (isinstance(g, list) and 1 <= len(g) <= 4):
+            raise _wrong("intent", "a.groups", "groups")
+        for x in g:
+            if not (isinstance(x, list) and len(x) == 3 and _fits("cards", x)):
+                raise _wrong("intent", "a.groups", "groups")
+        field = "groups"
+    elif kind == "pass" or kind == "peng" or kind == "hu":  # a claim (碰, 胡) names no card: the card out
         field = None
     else:
         raise _wrong("intent", "a.type", "type")

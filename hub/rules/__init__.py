@@ -190,7 +190,7 @@ _REGISTRY = {g.name: g for g in (
     Game(bigtwo, bigtwo.BigTwo, "..bots.bigtwo:BigTwoBot", ".bigtwo_oracle:answer", narrator=".bigtwo_narrator:Narrator"),
     Game(guandan, guandan.GuandanDeal, "..bots.guandan:GuandanBot", ".guandan_oracle:answer", board=guandan.Match,
          bot_view_only=True),
-    Game(paohuzi, paohuzi.Paohuzi, "..bots.paohuzi:PaohuziBot", ".paohuzi_oracle:answer", at_table=False,
+    Game(paohuzi, paohuzi.Paohuzi, "..bots.paohuzi:PaohuziBot", ".paohuzi_oracle:answer",
          bot_view_only=True),
 )}
 GAMES = {name: g.engine for name, g in _REGISTRY.items()}
