@@ -31,7 +31,7 @@ import, an example or a help text (``tests/test_game_registry.py``).
 (True, 27)
 >>> d = DEALING["paohuzi"]
 >>> d.seats, d.hand, d.shown, d.stock, game("paohuzi").at_table
-(('E', 'N', 'W'), 20, True, 19, False)
+(('E', 'N', 'W'), 20, True, 19, True)
 """
 
 import importlib
