@@ -103,6 +103,8 @@ HELP_ZH = {
     "the group of this table (default 1)": "本桌所在的组（默认 1）",
     "the boards to play, like 1-8 (practice: 1-4)": "要打的牌号，如 1-8（练习：1-4）",
     "replace existing files (their keys are lost)": "覆盖已有文件（其密钥将丢失）",
+    "the game the table plays (default: the default game); a board on each of its seats":
+        "本桌所打的项目（默认：默认项目）；该项目的每个座位一块板",
     "the table hub's configuration": "桌机的配置",
     "one or more boards' provisioning files": "一个或多个板的配置文件",
     # paizhuo broker
