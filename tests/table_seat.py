@@ -517,14 +517,17 @@ def round_key(rnd=1, secret=SECRET):
     return deals_.round_key(secret, rnd).hex()
 
 
-def round_spec(rnd=1, boards=(1, 2), players=None, moves=None, id=None, secret=SECRET, group=1, table="7"):
+def round_spec(rnd=1, boards=(1, 2), players=None, moves=None, id=None, secret=SECRET, group=1, table="7",
+               game="bigtwo"):
     """A venue round spec for table 7 (docs/protocol.md § Round spec): the boards' deal hashes
-    from ``secret``, never the round key (that comes with the start: :func:`round_key`)."""
+    from ``secret``, never the round key (that comes with the start: :func:`round_key`).  The
+    players default to :data:`PLAYERS` on the game's seats."""
     from paizhuo.venue import deals as deals_
     key = deals_.round_key(secret, rnd)
-    hashes = {str(b): deals_.deal_from_round_key(key, "bigtwo", group, b, round=rnd).hash for b in boards}
-    return {"v": 1, "id": id or "spec-r%d" % rnd, "round": rnd, "group": group, "game": "bigtwo", "table": table,
-            "boards": list(boards), "deal_hashes": hashes, "players": players or PLAYERS, "moves": moves}
+    hashes = {str(b): deals_.deal_from_round_key(key, game, group, b, round=rnd).hash for b in boards}
+    players = players or {s: PLAYERS[s] for s in rules_.game(game).seats}
+    return {"v": 1, "id": id or "spec-r%d" % rnd, "round": rnd, "group": group, "game": game, "table": table,
+            "boards": list(boards), "deal_hashes": hashes, "players": players, "moves": moves}
 
 
 async def check_in_all(rig, players=PLAYERS, timeout=10.0):

@@ -209,3 +209,37 @@ def test_a_hub_killed_during_a_claim_decision_resumes_it_exactly(tmp_path):
     assert turns == list(range(len(turns)))
     report = audit(rig.config.log)
     assert report.ok and report.deals == 1, str(report)
+
+
+def test_three_seats_check_in_for_a_venue_round_and_a_fourth_seat_is_refused(tmp_path):
+    """A venue round of the three-seat game: the spec seats E, N, W (a spec with S is refused),
+    the three players type their numbers, the hub says "3 of 3 seats checked in", the deal runs."""
+    from table_seat import PLAYERS, check_in_all, round_key, round_spec
+    from paizhuo.table.runtime import TableError
+
+    async def main():
+        rig = Rig(str(tmp_path), game=THREE, venue=True)
+        try:
+            await rig.start_seats()
+            table = await rig.start_hub()
+            four = round_spec(1, boards=[1], game=THREE, players=dict(PLAYERS))
+            try:
+                table.load_round(four)
+                raise AssertionError("a spec seating S was taken")
+            except TableError as e:
+                refused = e
+            table.load_round(round_spec(1, boards=[1], game=THREE))
+            table.start_round(1, round_key(1))
+            lines = [table.describe()]
+            await check_in_all(rig, players={s: PLAYERS[s] for s in G.seats})
+            await rig.all_online(screen="deal")
+            lines.append(table.describe())
+            snap = table.snapshot()
+        finally:
+            await rig.close()
+        return refused, lines, snap
+
+    refused, lines, snap = asyncio.run(asyncio.wait_for(main(), 30))
+    assert refused.code == "bad_round" and "each seat E, N, W" in refused.en and "S" not in refused.en.split("seat")[-1], refused.en
+    assert "of 3 seats checked in" in lines[0] and lines[1].startswith("deal 1 of 1")
+    assert sorted(snap["seats"]) == sorted(G.seats) and all(v["checked"] for v in snap["seats"].values())

@@ -1124,7 +1124,8 @@ class Table:
                 bad("deal_hashes.%d" % b, "must be 64 lowercase hex digits", "必须是 64 位小写十六进制")
         players = spec.get("players")
         if not isinstance(players, dict) or sorted(players) != sorted(self.seats):
-            bad("players", "must name the player of each seat E, N, W, S", "必须给出 E、N、W、S 每个座位的选手")
+            bad("players", "must name the player of each seat %s" % ", ".join(self.seats),
+                "必须给出 %s 每个座位的选手" % "、".join(self.seats))
         clean = {}
         for seat in self.seats:
             p = players[seat]
