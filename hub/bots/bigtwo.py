@@ -22,27 +22,20 @@ can never use hidden cards.  Its heuristics are simple and deterministic for a g
 0
 """
 
-import random
-
 from paizhuo_shared import bigtwo as plays_
+from paizhuo.bots import SeededBot
 
 _TWO = 12  # rank index of the 2 in Big Two order
 _ACE = 11
 
 
-class BigTwoBot:
+class BigTwoBot(SeededBot):
     """A deterministic computer player; ``seed`` breaks ties so different bots differ.
 
     ``whim`` (0 to 1, default 0) is how often it makes a person's offhand choice instead of its
     best one — any legal play or pass.  Simulated fields (the demo's tables) use it so that
     the tables of a group, which play the same cards, do not all come out the same.
     """
-
-    def __init__(self, seed=0, whim=0.0):
-        if not 0.0 <= whim <= 1.0:
-            raise ValueError("whim must be from 0 to 1, not %r" % (whim,))
-        self.rng = random.Random(seed)
-        self.whim = whim
 
     def choose(self, view, legal):
         """Pick one of ``legal`` (the seat's legal actions) from the seat's ``view``."""

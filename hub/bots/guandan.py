@@ -20,26 +20,16 @@
 ['E', 'N', 'S', 'W']
 """
 
-import random
-
 from paizhuo_shared import guandan as plays_
+from paizhuo.bots import SeededBot
 from paizhuo.rules.guandan import Action, partner, side_of
 
 CLOSE = 6  # an opponent with this many cards or fewer is worth a bomb
 
 
-class GuandanBot:
+class GuandanBot(SeededBot):
     """A computer player, deterministic for its ``seed``: ``choose(view)`` is one legal
     :class:`Action` of the seat whose ``view`` it is given."""
-
-    def __init__(self, seed=0, whim=0.0):
-        if not 0.0 <= whim <= 1.0:
-            raise ValueError("whim must be from 0 to 1, not %r" % (whim,))
-        self.rng = random.Random(seed)
-        self.whim = whim
-
-    def _offhand(self):
-        return self.whim and self.rng.random() < self.whim
 
     def _pick(self, options, key):
         """One of the best ``options`` by ``key``, the seed choosing among equals."""

@@ -21,9 +21,8 @@
 0
 """
 
-import random
-
 from paizhuo_shared import paohuzi as pz
+from paizhuo.bots import SeededBot
 from paizhuo.rules.paohuzi import Action
 
 RED_SET = (2, 7, 10)  # 二七十 / 贰柒拾: a 句 of their own
@@ -45,18 +44,9 @@ def _partners(c, counts):
     return k
 
 
-class PaohuziBot:
+class PaohuziBot(SeededBot):
     """A computer player, deterministic for its ``seed``: ``choose(view)`` is one legal
     :class:`Action` of the seat whose ``view`` it is given (a discard, or a claim while asked)."""
-
-    def __init__(self, seed=0, whim=0.0):
-        if not 0.0 <= whim <= 1.0:
-            raise ValueError("whim must be from 0 to 1, not %r" % (whim,))
-        self.rng = random.Random(seed)
-        self.whim = whim
-
-    def _offhand(self):
-        return self.whim and self.rng.random() < self.whim
 
     def choose(self, view):
         seat = view["seat"]
