@@ -241,6 +241,22 @@ def test_a_wei_is_face_down_to_the_others_and_out_of_their_huxi():
     assert g.phase == "discard" and g.to_act() == ("N",)  # after a 偎, a discard
 
 
+def test_a_ti_made_from_a_hidden_wei_stays_face_down():
+    # N 偎s 十 face down, then turns up the last 十: a 提, still hidden; 玖 and 捌 nobody can 碰
+    g = new({"E": "d9 d8", "N": "x10 x10 d9 d8", "W": "d9 d8"}, stock="x10 d9 d8 x10")
+    to_stock_turn(g, g.view("E")["hand"][0])
+    seen = []
+    while g.view(None)["stock"] > 15:
+        assert g.phase != "over"
+        seen += g.apply(g.default_action(g.to_act()[0]))
+    ti = [e for e in seen if e["type"] == "ti"]
+    assert ti == [{"type": "ti", "seat": "N", "cards": None, "from": "wei"}]
+    k = seen.index(ti[0])
+    assert seen[k - 1] == {"type": "turn_up", "seat": "N", "card": None, "stock": 15}
+    assert g.view("E")["open"]["N"] == [{"kind": "ti", "cards": None}] and g.view("E")["huxi"]["N"] == 0
+    assert g.view("N")["open"]["N"] == [{"kind": "ti", "cards": ["x10"] * 4}] and g.view("N")["huxi"]["N"] == 9
+
+
 # ---- 提, 跑 and 重跑 ---------------------------------------------------------------------------
 
 def test_ti_at_the_deal_and_a_dealer_with_two_ti_skips_the_first_discard():
@@ -297,6 +313,7 @@ def test_a_winning_card_with_a_pair_is_a_wei_when_self_drawn():
     g = new({"N": READY, "E": "d10 d10", "W": "d10 d10"}, stock="x10")
     ev = to_stock_turn(g, g.view("E")["hand"][0])
     assert types(ev)[-4:] == ["turn_up", "wei", "hu", "deal_end"]
+    assert ev[-2] == {"type": "hu", "seat": "N", "card": "x10", "by": "N", "self_drawn": True, "compulsory": True}
     r = g.result()
     assert r.winner == "N" and r.self_drawn
     assert {"kind": "wei", "cards": ["x10"] * 3} in r.groups
@@ -409,3 +426,27 @@ def test_deals_are_checked():
             Deal.from_dict(bad)
     with pytest.raises(ValueError):
         Deal.from_permutation(range(79))
+
+
+def test_the_registry_deals_and_boards_a_paohuzi_deal():
+    from paizhuo import deals, rules
+    g = rules.game("paohuzi")
+    assert (g.seats, g.dealing.hand, g.dealing.shown, g.dealing.stock, g.at_table) == (("E", "N", "W"), 20, True,
+                                                                                        19, False)
+    rec = deals.deal(b"paohuzi engine test secret 32 by", "paohuzi", 1, 1, 2)
+    deal = g.deal_for(rec)
+    assert deal.board == 2 and deal.to_dict()["shown"] == rec.shown and deal.to_dict()["stock"] == list(rec.stock)
+    board = g.new_board()
+    state = _defaults(board.start(deal))
+    res = board.finish(state)
+    assert sum(res["scores"].values()) == 0 and board.over
+    assert rules.replay("paohuzi", board.record()).result().to_dict() == res
+
+
+def test_a_seat_dealt_two_ti_skips_its_first_discard_after_a_claim():
+    g = new({"E": "x5", "N": "x1 x1 x1 x1 x2 x2 x2 x2 x4 x6"}, stock="d9 x5 x5 x5")
+    assert [e["seat"] for e in g.opening if e["type"] == "ti"] == ["N", "N"] and g.to_act() == ("E",)
+    g.apply(Action.discard("E", "x5"))
+    ev = g.apply(Action.chi("N", [["x4", "x5", "x6"]]))
+    assert types(ev)[:3] == ["chi", "no_discard", "turn_up"] and ev[2]["seat"] == "W"
+    assert g.view(None)["counts"]["N"] == 12 - 2  # 20 - 8 (two 提) - 2 (吃): no card discarded

@@ -105,7 +105,7 @@ def _play(g, rnd, check=True):
         if check:
             _check_events(events, g)
         for e in events:
-            if e["type"] == "hu" and "card" in e:
+            if e["type"] == "hu" and not e["compulsory"]:  # the card out, taken to win
                 won = pz.card(e["card"])
     raise AssertionError("the deal did not end in 500 decisions")
 
@@ -170,8 +170,8 @@ ACTIONS = st.fixed_dictionaries(
               "auto": st.one_of(st.booleans(), JUNK), "think_ms": st.one_of(st.integers(-5, 10 ** 6), JUNK)})
 
 
-@settings(max_examples=100, deadline=None)
-@given(ACTIONS, st.integers(0, 10 ** 6), st.integers(0, 40))
+@settings(max_examples=60, deadline=None)
+@given(ACTIONS, st.integers(0, 10 ** 6), st.integers(0, 30))
 def test_any_action_from_outside_is_taken_or_refused_with_a_code_and_nothing_changes(data, seed, steps):
     g = Paohuzi(_deal(seed, "shuffle"))
     rnd = random.Random(seed)
@@ -194,7 +194,7 @@ def test_any_action_from_outside_is_taken_or_refused_with_a_code_and_nothing_cha
     assert a in g.legal_actions(a.seat)  # what verifies is listed (a 吃's groups in any order)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(st.one_of(JUNK, st.dictionaries(st.sampled_from(["hands", "shown", "stock", "board"]), JUNK, max_size=4),
                  st.fixed_dictionaries({"hands": st.dictionaries(st.sampled_from(SEATS), JUNK, max_size=3)})))
 def test_a_deal_from_outside_is_a_deal_or_a_value_error(data):

@@ -15,8 +15,11 @@ A deal (RULES.md, seed 003 第五至十条) has two kinds of decision:
 
 Compulsory moves (提 at the deal and on one's own turned card, 偎, 跑) and turning up the
 stock are the engine's own, made inside :meth:`Paohuzi.apply` as events; they are never asked
-and never logged, so a record is the seats' decisions only.  A seat learns only what it may:
-a 偎 is face down to the others, and nobody learns who else is asked about a card.
+and never logged, so a record is the seats' decisions only; a compulsory 提 or 偎 that
+completes a winning hand wins at once (RULES.md).  A seat learns only what it may: a 偎 (and a
+提 made from it) is face down to the others, a turned-up card that goes into one is never
+shown, and nobody is told who else is asked about a card (a decision that does not settle the
+claim causes no event).
 
 What the engine decides where RULES.md is silent (said here so the seats and bots agree):
 a seat dealt two or more 提 skips one discard for each 提 beyond the first (the 重跑 rule
@@ -72,9 +75,6 @@ SIMULTANEOUS = (CLAIM,)  # every seat asked about the card out decides at once, 
 CHI, PENG, HU, PASS = "chi", "peng", "hu", common.PASS
 WEI, PAO, TI = pz.WEI, pz.PAO, pz.TI
 STOCK, DISCARDED = "stock", "discard"  # where the card out came from
-
-_CLAIM_ZH = {HU: "胡", PENG: "碰", CHI: "吃", PASS: "过"}
-
 
 class IllegalActionError(CodedError):
     """An action the rules refuse.  ``code`` is stable for machines; ``en``/``zh`` are for people."""
@@ -835,7 +835,7 @@ class Paohuzi:
         if w is not None:
             self.winner = i
             self.win = (w[0], w[1], True, c)
-            ev.append({"type": HU, "seat": seat, "self_drawn": True})
+            ev.append({"type": HU, "seat": seat, "card": _name(c), "by": seat, "self_drawn": True, "compulsory": True})
             self._end(ev)
         elif self.open[i][-1].kind == TI or wei:  # the group made is the last one, or the 偎 turned 提
             self._after_four(i, ev)
@@ -848,8 +848,12 @@ class Paohuzi:
         a 碰 for another seat — option ``pair_win``)."""
         if src == DISCARDED and (self.rules.win_card == "stock" or j == by):
             return None
-        hand = list(self.hands[j])
         opened = [g.pair() for g in self.open[j]]
+        men, least = self.rules.men, self.rules.min_huxi
+        if src == STOCK and self.rules.pair_win == "wei_peng":  # the default: the shared check as it is
+            return pz.win_on(c, self.hands[j], opened, j == by, men, least)
+        # a discard (win_card "any": it never joins a 碰), or a pair that stays a 坎 in hand (pair_win "kan")
+        hand = list(self.hands[j])
         n = _count(hand, c)
         onto = [k for k, g in enumerate(self.open[j]) if g.kind in (WEI, pz.PENG) and g.cards[0] == c]
         if n == 3:
@@ -859,10 +863,10 @@ class Paohuzi:
             opened[onto[0]] = (PAO, (c,) * 4)
         elif n == 2 and self.rules.pair_win == "wei_peng":
             _remove(hand, c, 2)
-            opened.append((WEI if (j == by and src == STOCK) else pz.PENG, (c,) * 3))
+            opened.append((pz.PENG, (c,) * 3))
         else:
             hand.append(c)
-        return pz.win(tuple(sorted(hand)), opened, self.rules.men, self.rules.min_huxi)
+        return pz.win(tuple(sorted(hand)), opened, men, least)
 
     def _open_claims(self, ev):
         """The card out may be claimed: ask every seat that may act, all at once; or settle it now."""
@@ -954,7 +958,8 @@ class Paohuzi:
             self.winner = j
             self.win = (w[0], w[1], src == STOCK and j == by, c)
             self.out = None
-            ev.append({"type": HU, "seat": seat, "card": _name(c), "by": SEATS[by], "self_drawn": self.win[2]})
+            ev.append({"type": HU, "seat": seat, "card": _name(c), "by": SEATS[by], "self_drawn": self.win[2],
+                       "compulsory": False})
             self._end(ev)
             return
         self.may, self.decided, self.pao = {}, {}, None

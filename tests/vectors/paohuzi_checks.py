@@ -9,7 +9,8 @@ None or what went wrong.  The files:
   for a GroupError of code ``not_a_group``).
 - paohuzi_arrange: ``hand`` + ``jiang`` -> ``huxi`` of the best arrangement or null, and
   optionally the exact ``groups``.
-- paohuzi_win: ``hand`` + ``open`` (+ ``rules``: men, min_huxi) -> ``wins``, ``huxi``, ``groups``, or
+- paohuzi_win: ``hand`` + ``open`` (+ ``rules``: men, min_huxi; + ``card`` and ``self_drawn``: a
+  stock card turned up, through ``win_on``) -> ``wins``, ``huxi``, ``groups``, or
   ``error`` (a kind in hand among the open groups).
 - paohuzi_chi: ``card`` + ``hand`` -> ``choices`` (lists of groups of codes).
 - paohuzi_score: ``hand`` + ``open`` + ``self_drawn`` + ``winner`` (+ ``rules``) -> ``huxi``,
@@ -112,7 +113,11 @@ def check_win(case):
         if got != case["error"]:
             return "win() gives error %s, expected %s" % (got, case["error"])
         return None
-    got = P.win(P.cards(case["hand"]), _groups(case.get("open", [])), r.men, r.min_huxi)
+    if "card" in case:  # a stock card turned up: win_on makes its moves first
+        got = P.win_on(P.card(case["card"]), P.cards(case["hand"]), _groups(case["open"]), case["self_drawn"],
+                       r.men, r.min_huxi)
+    else:
+        got = P.win(P.cards(case["hand"]), _groups(case.get("open", [])), r.men, r.min_huxi)
     if not case["wins"]:
         if got is not None:
             return "wins with %d 胡息 (%s), expected no win" % (got[0], _shown(got[1]))
