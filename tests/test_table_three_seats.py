@@ -126,6 +126,8 @@ def test_a_claim_nobody_answers_is_declined_for_every_asked_seat_when_its_one_cl
     rig = asyncio.run(asyncio.wait_for(main(), 90))
     steps = replay_log(log_entries(rig.config.log))
     claims = [s for s in steps if s["phase"] in SIM]
+    # no clock_expiry alert for a claim: it would tell the referees who was asked
+    assert not [a for a in rig.alerts if a["kind"] == "clock_expiry"]
     assert claims and all(s["entry"].body["by"] == "clock" and s["entry"].body["action"]["auto"] for s in claims)
     assert all(s["entry"].body["action"]["type"] == "pass" for s in claims)
     # the seats of one claim are declined one after the other at its one expiry, in one clock's time

@@ -674,11 +674,18 @@ class Table:
         simultaneous decision whose seats the game hides (its public view does not show who is
         to act), where it is the turn the decision was prompted at: counting the answers would
         tell who was asked.  ``public``: ``g.view(None)``, when the caller has it."""
-        if self.clock is None or g.phase not in self.engine.SIMULTANEOUS:
+        if self.clock is None or not self._hides_seats(g, public):
             return len(g.actions)
+        return self.clock.turn
+
+    def _hides_seats(self, g, public=None):
+        """Does deal ``g`` decide now in a simultaneous decision whose seats it hides (its public
+        view, ``public`` when the caller has it, does not show who is to act)?"""
+        if g.phase not in self.engine.SIMULTANEOUS:
+            return False
         acting = list(g.to_act())
         public = g.view(None) if public is None else public
-        return self.clock.turn if list(public.get("to_act", acting)) != acting else len(g.actions)
+        return list(public.get("to_act", acting)) != acting
 
     def _players(self, rnd=None):
         """Who sits where now: the active round's players (the configuration's without rounds)."""
@@ -1725,9 +1732,12 @@ class Table:
             while self._deal_running() and self.clock.remaining(now) <= 0:
                 seat = self.game.to_act()[0]
                 index, turn = self.deal_index, len(self.game.actions)
+                # a decision whose seats the game hides (who may claim) is not alerted: the alert
+                # would name who was asked, and letting such a clock run out is an answer
+                hidden = self._hides_seats(self.game)
                 action = self.game.default_action(seat).with_meta(auto=True, think_ms=self.clock.limit_ms)
                 self._commit(action, "clock", now)
-                if self.seat_conn[seat] is not None:  # an absent seat is alerted as offline already
+                if self.seat_conn[seat] is not None and not hidden:  # an absent seat is alerted as offline already
                     self._alert("clock_expiry", seat=seat, deal=index, turn=turn)
             # Bot seats (人机赛, demo) decide after bot_think_seconds; 托管: a seat absent for
             # the grace period is played by the bot.
