@@ -457,3 +457,15 @@ def test_a_provisioned_table_links_up_with_firmware_seats(tmp_path, capsys, fw):
             hub.wait()
         for link in links.values():
             link.close()
+
+
+def test_staff_assign_takes_a_board_per_seat_of_the_tables_game(tmp_path, capsys):
+    three = [g for g in sorted(rules.GAMES) if len(rules.game(g).seats) == 3 and rules.game(g).at_table][0]
+    four = ",".join("/dev/ttyACM%d" % i for i in range(4))
+    rc, stdout, stderr = run(["provision", "assign", "--table", "7", "--hub", "T07", "--ports", four,
+                              "--out-dir", str(tmp_path / "t"), "--game", three], capsys)
+    assert rc == 2 and "give the 3 seats' ports in seat order E, N, W" in stderr and "E、N、W" in stderr, stderr
+    rc, stdout, stderr = run(["provision", "assign", "--table", "7", "--hub", "T07", "--ports", four[:-13],
+                              "--out-dir", str(tmp_path / "t"), "--game", three, "--devices", "A,B"], capsys)
+    assert rc == 2 and "give 3 device ids in seat order E, N, W" in stderr, stderr
+    assert not (tmp_path / "t").exists()
