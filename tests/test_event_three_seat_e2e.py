@@ -1,7 +1,7 @@
 """A three-seat individual event end to end, as ``paizhuo demo --game <the three-seat game>``
 runs it: the ``paizhuo venue`` process with its embedded broker and pages, and three ``paizhuo
-hub`` processes whose bots play every seat (the firmware has no screens for the game here, so
-every table is bots) — every byte through the broker.  Nine players at three tables over two
+hub`` processes whose bots play every seat (the simulated players cannot touch its actions on
+a seat yet, ``sim.table.can_touch``, so every table is bots) — every byte through the broker.  Nine players at three tables over two
 rounds of two boards: every result replayed and counted by the venue, MP per seat over the
 three tables of the group, round 2 seated by the three-seat snake from round 1's ranking,
 standings, and hand records with three seats."""

@@ -37,6 +37,20 @@ from .links import PtyLink
 DEVICES = {"E": "S-0001", "N": "S-0002", "W": "S-0003", "S": "S-0004"}
 
 
+# The actions :meth:`SimTable.touch` knows how to enter on a seat's screen.
+TOUCHED = ("show", "double", "play", "pass", "tribute", "return")
+
+
+def can_touch(game):
+    """True if a simulated player can play ``game`` by touch: the firmware has its screens and
+    :meth:`SimTable.touch` enters every kind of its actions (else its tables are bots only).
+
+    >>> can_touch(rules_.DEFAULT_GAME)
+    True
+    """
+    return firmware_.has_screens(game) and all(t in TOUCHED for t in rules_.game(game).engine.Action.TYPES)
+
+
 class SimError(RuntimeError):
     """The simulated table did not do what was awaited (the message says what, with output)."""
 
