@@ -48,18 +48,22 @@ def replay_log(log):
 def test_a_three_seat_deal_runs_one_clock_per_claim_and_tells_no_one_who_else_is_asked(tmp_path):
     async def main():
         rig = Rig(str(tmp_path), game=THREE, boards="1-2", clock={"next_deal_seconds": 0.1})
-        snaps = []
+        snaps, lengths = [], []
+
+        def changed():
+            snaps.append(rig.table.snapshot())
+            lengths.append((rig.table.deal_index, len(rig.table.game.actions)) if rig.table.game else None)
         try:
             assert sorted(rig.seats) == sorted(G.seats)  # three boards, no S
             await rig.start_seats()
-            await rig.start_hub(on_change=lambda: snaps.append(rig.table.snapshot()))
+            await rig.start_hub(on_change=changed)
             await rig.all_online()
             await play_deal(rig, bots=bots())
         finally:
             await rig.close()
-        return rig, snaps
+        return rig, snaps, lengths
 
-    rig, snaps = asyncio.run(asyncio.wait_for(main(), 60))
+    rig, snaps, lengths = asyncio.run(asyncio.wait_for(main(), 60))
     log = log_entries(rig.config.log)
     steps = replay_log(log)
     assert steps and any(s["phase"] in SIM for s in steps)
@@ -80,6 +84,9 @@ def test_a_three_seat_deal_runs_one_clock_per_claim_and_tells_no_one_who_else_is
     # is asked (its clock's seats and to_act are itself or no one).
     hidden = {s: sum(1 for x in steps if not x["events"] and x["entry"].body["action"]["seat"] == s) for s in G.seats}
     assert sum(hidden.values()) > 0
+    # nor does a hidden answer make a live snapshot (its timing would tell): none is taken just after one
+    after_hidden = {(s["entry"].body["deal"], s["entry"].body["turn"] + 1) for s in steps if not s["events"]}
+    assert not after_hidden & set(lengths)
     for name, seat in rig.seats.items():
         told = [m for m in seat.frames if m["t"] == "event" and not m["events"]]
         assert len(told) == hidden[name], name

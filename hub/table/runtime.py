@@ -554,7 +554,9 @@ class Table:
 
     # ---- the log -----------------------------------------------------------------------
 
-    def _append(self, items):
+    def _append(self, items, changed=True):
+        """Log ``items`` in one transaction; ``changed``: tell ``on_change`` (the live snapshot)
+        afterwards (not for a step that changed nothing public: its timing would tell)."""
         written = self.log.append_many(items)
         if any(kind in KEEP_HEAD for kind, body in items):
             self.keep_head()
@@ -564,7 +566,8 @@ class Table:
                 self.on_entry(e)
             except Exception:
                 traceback.print_exc()
-        self._changed()
+        if changed:
+            self._changed()
         return written
 
     def _note_scores(self, e):
@@ -876,7 +879,8 @@ class Table:
                 new_clock = DecisionClock(key, turn + 1, g.to_act(), limit, limit, now)
                 items.append(("clock", self._timed(new_clock.body(index, now, "start"), now)))
         try:
-            written = self._append(items)
+            # an answer with no public event (who else is asked stays hidden) changes no snapshot
+            written = self._append(items, changed=bool(events) or new_clock is not None or result is not None)
         except Exception as e:
             # Nothing was announced: put the engine back to what the log holds and refuse.
             record = g.record()
