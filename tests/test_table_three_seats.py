@@ -252,3 +252,24 @@ def test_three_seats_check_in_for_a_venue_round_and_a_fourth_seat_is_refused(tmp
     assert refused.code == "bad_round" and "each seat E, N, W" in refused.en and "S" not in refused.en.split("seat")[-1], refused.en
     assert "of 3 seats checked in" in lines[0] and lines[1].startswith("deal 1 of 1")
     assert sorted(snap["seats"]) == sorted(G.seats) and all(v["checked"] for v in snap["seats"].values())
+
+
+def test_a_three_seat_table_toml_takes_inline_deals_with_the_turned_up_card_and_the_stock():
+    from paizhuo import deals
+    from paizhuo.table import config
+    rec = deals.deal(b"three seat inline deals, long enough", THREE, 1, 1, 1)
+    text = config.EXAMPLE.replace('game = "%s"' % rules.DEFAULT_GAME, 'game = "%s"' % THREE).replace(
+        'seat = "S"', 'seat = "spare"')
+    head = text[:text.index("[deals]")]
+    item = ["[[deals.inline]]", "board = 1"] + ['%s = "%s"' % (s, " ".join(rec.hands[s])) for s in G.seats]
+    stock = 'stock = "%s"' % " ".join(rec.extra["stock"])
+    good = head + "\n".join(["[deals]"] + item + ['shown = "%s"' % rec.extra["shown"], stock]) + "\n"
+    cfg = config.load_text(good, "t.toml")
+    assert cfg.deals.records[0].hash == rec.hash  # the same deal as the generator's
+    for bad, words in ((good.replace(stock + "\n", ""), "stock"),
+                       (good.replace('board = 1', 'board = 1\nS = "x1"'), "board and E, N, W, shown, stock")):
+        try:
+            config.load_text(bad, "t.toml")
+            raise AssertionError("taken: %s" % words)
+        except config.ConfigError as e:
+            assert words in e.en and e.zh, e.en
