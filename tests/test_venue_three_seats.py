@@ -62,3 +62,38 @@ def test_the_console_and_the_records_show_three_seats_in_play_order():
     assert "亮张 shown" in page and "底牌 stock" in page
     for words in ("打出 discard", "吃 chi", "碰 peng", "胡 hu"):
         assert words in page
+
+
+def played_message(board=1):
+    """A three-seat deal as the venue derives it, played by the game's bots, as a hub's result
+    message carries it (its record and a row per seat)."""
+    from paizhuo.venue import verify  # noqa: F401 (the module under test below)
+    g = rules.game(THREE)
+    rec = deals.deal(SECRET, THREE, 1, 1, board)
+    state = g.state(g.deal_for(rec))
+    bots = {s: g.new_bot(seed=i) for i, s in enumerate(SEATS)}
+    while state.phase != "over":
+        seat = state.to_act()[0]
+        state.apply(bots[seat].choose(state.view(seat), None))
+    res = state.result().to_dict()
+    rows = [{"seat": s, "score": res["scores"][s], "think_ms": res["think_ms"][s], "auto_moves": res["auto_moves"][s]}
+            for s in SEATS]
+    record = {"deal": rec.to_dict(), "actions": state.record()["actions"], "result": res}
+    return rec, {"record": record, "rows": rows}
+
+
+def test_the_venue_replays_a_three_seat_result_and_holds_a_forged_one():
+    import copy
+    from paizhuo.venue import verify
+    rec, msg = played_message()
+    assert verify.check_result(THREE, None, rec, msg) is None
+    forged = copy.deepcopy(msg)
+    forged["rows"][0]["score"] += 1
+    assert verify.check_result(THREE, None, rec, forged).code == "score_mismatch"
+    claims = [i for i, a in enumerate(msg["record"]["actions"]) if a["type"] in ("pass", "peng")]
+    assert claims
+    forged = copy.deepcopy(msg)
+    forged["record"]["actions"][claims[0]] = {"type": "hu", "seat": msg["record"]["actions"][claims[0]]["seat"]}
+    assert verify.check_result(THREE, None, rec, forged).code in ("illegal_action", "bad_record")
+    other, _ = played_message(board=2)
+    assert verify.check_result(THREE, None, other, msg).code == "record_deal_mismatch"
