@@ -1629,9 +1629,10 @@ class Table:
         # older answers a decision that no longer exists.
         low = self.clock.turn if self.clock is not None and seat in self.clock.seats else current
         if not low <= msg["turn"] <= current:
+            told = self._told_turn(g)  # as the seat was told it (hidden answers are not counted)
             self._reject(conn, link.LinkError(
-                "stale_turn", "Too late: that was turn %d, the game is at turn %d; choose again" % (msg["turn"], current),
-                "操作已过时：那是第 %d 步，牌局已到第 %d 步，请重新选择" % (msg["turn"], current)), msg["s"])
+                "stale_turn", "Too late: that was turn %d, the game is at turn %d; choose again" % (msg["turn"], told),
+                "操作已过时：那是第 %d 步，牌局已到第 %d 步，请重新选择" % (msg["turn"], told)), msg["s"])
             return
         think = self.clock.used_ms(now) if self.clock is not None else None
         try:
@@ -1647,7 +1648,7 @@ class Table:
             return
         conn.calls_at = now
         body = {"seat": conn.seat, "dev": conn.dev, "why": msg.get("why", ""), "deal": self.deal_index,
-                "turn": len(self.game.actions) if self.game is not None else None}
+                "turn": self._told_turn(self.game) if self.game is not None else None}
         self._note([("call", body)])
         self._alert("call", **body)
 
