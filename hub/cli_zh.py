@@ -103,6 +103,8 @@ HELP_ZH = {
     "the group of this table (default 1)": "本桌所在的组（默认 1）",
     "the boards to play, like 1-8 (practice: 1-4)": "要打的牌号，如 1-8（练习：1-4）",
     "replace existing files (their keys are lost)": "覆盖已有文件（其密钥将丢失）",
+    "the game the table plays (default: the default game); a board on each of its seats":
+        "本桌所打的项目（默认：默认项目）；该项目的每个座位一块板",
     "the table hub's configuration": "桌机的配置",
     "one or more boards' provisioning files": "一个或多个板的配置文件",
     # paizhuo broker
@@ -183,7 +185,7 @@ HELP_ZH = {
     "ports, comma separated (default: /dev/paizhuo/seat-*, else /dev/ttyACM*)":
         "端口，以逗号分隔（默认 /dev/paizhuo/seat-*，否则 /dev/ttyACM*）",
     "also check each board's key against this table": "同时按此桌配置检查每块板的密钥",
-    "the four seats' ports in seat order E,N,W,S": "四个座位的端口，按座位顺序 E、N、W、S",
+    "the seats' ports in seat order E,N,W,S (a three-seat game: E,N,W)": "各座位的端口，按座位顺序 E、N、W、S（三人项目：E、N、W）",
     "where table.toml, the boards' files and labels.txt go": "table.toml、各板文件与 labels.txt 的存放位置",
     "device ids in seat order (default HUB-E, HUB-N, HUB-W, HUB-S)": "按座位顺序的设备号（默认 HUB-E、HUB-N、HUB-W、HUB-S）",
     "read the referee PIN (unlocks a board in a deal)": "读取裁判 PIN（解锁牌局中的座位板）",

@@ -158,7 +158,10 @@ def event_demo(seed=2026, folder=None, out=print, stay=False, tables=4, rounds=2
         out("paizhuo demo: a small event — the venue service, %d table hubs over MQTT, %d rounds of %d boards"
             % (tables, rounds, boards))
         extra = {} if pace is None else {"bot_think_seconds": pace}
-        ev = SimEvent(folder, tables=tables, rounds=rounds, boards=boards, seed=seed, pin=pin, game=game, **extra)
+        # table 1 has firmware seats when its players can play the game by touch; else every table is bots
+        from .sim.table import can_touch
+        ev = SimEvent(folder, tables=tables, rounds=rounds, boards=boards, seed=seed, pin=pin, game=game,
+                      firmware_table=can_touch(game or rules_.DEFAULT_GAME), **extra)
     out("  run folder 运行文件夹: %s" % folder)
     shots = os.path.join(folder, "screenshots")
     taken = []

@@ -25,6 +25,7 @@ import subprocess
 import sys
 import time
 
+from paizhuo import rules as rules_
 from paizhuo.bots.bigtwo import BigTwoBot
 from paizhuo.rules import bigtwo
 from paizhuo.sim.links import PtyLink
@@ -356,14 +357,19 @@ class TestSeat:
 
 
 class Rig:
-    """Four pty links, a table.toml, four test seats, and the hub (in process or a subprocess)."""
+    """A pty link per seat of the game (four for the default game), a table.toml, the test
+    seats, and the hub (in process or a subprocess)."""
 
     def __init__(self, folder, order=SEATS, deals=None, clock=None, seats=SEATS, extra="", boards="1-4",
                  venue=None, bots=(), spares=(), bot_think_seconds=None, players=True, game=None):
         self.folder = folder
-        self.links = {s: PtyLink(folder, s) for s in SEATS if s not in bots}
+        # the game's seats (a three-seat game drops S from the defaults)
+        game_seats = rules_.game(game or rules_.DEFAULT_GAME).seats
+        order = [s for s in order if s in game_seats]
+        seats = [s for s in seats if s in game_seats]
+        self.links = {s: PtyLink(folder, s) for s in game_seats if s not in bots}
         ports = [self.links[s].hub_path for s in order if s not in bots]  # config port order, on purpose not E N W S
-        devices = {DEVICES[s]: (KEYS[s].hex(), s) for s in SEATS if s not in bots}
+        devices = {DEVICES[s]: (KEYS[s].hex(), s) for s in game_seats if s not in bots}
         for dev in spares:
             devices[dev] = (SPARE_KEY.hex() if dev == SPARE else bytes(32 - len(dev)).hex() + dev.encode().hex(),
                             "spare")
@@ -467,8 +473,9 @@ async def play_deal(rig, bots=None, timeout=60.0, on_intent=None):
             key = (None if seat.view and seat.view["phase"] == "show" else seat.turn,
                    seat.view["phase"] if seat.view else None)
             if seat.online and seat.my_turn() and sent.get(name) != key:
-                legal = legal_from_view(seat.view)
-                if not legal:
+                # a bot that decides from the view alone (the registry's new_bot) needs no listing
+                legal = legal_from_view(seat.view) if getattr(bots[name], "needs_legal", True) else None
+                if legal is not None and not legal:
                     continue
                 choice = bots[name].choose(seat.view, legal)
                 if on_intent is not None:
@@ -510,14 +517,17 @@ def round_key(rnd=1, secret=SECRET):
     return deals_.round_key(secret, rnd).hex()
 
 
-def round_spec(rnd=1, boards=(1, 2), players=None, moves=None, id=None, secret=SECRET, group=1, table="7"):
+def round_spec(rnd=1, boards=(1, 2), players=None, moves=None, id=None, secret=SECRET, group=1, table="7",
+               game="bigtwo"):
     """A venue round spec for table 7 (docs/protocol.md § Round spec): the boards' deal hashes
-    from ``secret``, never the round key (that comes with the start: :func:`round_key`)."""
+    from ``secret``, never the round key (that comes with the start: :func:`round_key`).  The
+    players default to :data:`PLAYERS` on the game's seats."""
     from paizhuo.venue import deals as deals_
     key = deals_.round_key(secret, rnd)
-    hashes = {str(b): deals_.deal_from_round_key(key, "bigtwo", group, b, round=rnd).hash for b in boards}
-    return {"v": 1, "id": id or "spec-r%d" % rnd, "round": rnd, "group": group, "game": "bigtwo", "table": table,
-            "boards": list(boards), "deal_hashes": hashes, "players": players or PLAYERS, "moves": moves}
+    hashes = {str(b): deals_.deal_from_round_key(key, game, group, b, round=rnd).hash for b in boards}
+    players = players or {s: PLAYERS[s] for s in rules_.game(game).seats}
+    return {"v": 1, "id": id or "spec-r%d" % rnd, "round": rnd, "group": group, "game": game, "table": table,
+            "boards": list(boards), "deal_hashes": hashes, "players": players, "moves": moves}
 
 
 async def check_in_all(rig, players=PLAYERS, timeout=10.0):

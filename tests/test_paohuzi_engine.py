@@ -432,7 +432,7 @@ def test_the_registry_deals_and_boards_a_paohuzi_deal():
     from paizhuo import deals, rules
     g = rules.game("paohuzi")
     assert (g.seats, g.dealing.hand, g.dealing.shown, g.dealing.stock, g.at_table) == (("E", "N", "W"), 20, True,
-                                                                                        19, False)
+                                                                                        19, True)
     rec = deals.deal(b"paohuzi engine test secret 32 by", "paohuzi", 1, 1, 2)
     deal = g.deal_for(rec)
     assert deal.board == 2 and deal.to_dict()["shown"] == rec.shown and deal.to_dict()["stock"] == list(rec.stock)

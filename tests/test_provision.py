@@ -16,6 +16,8 @@ import sys
 import tomllib
 
 import pytest
+
+from paizhuo import rules
 from hypothesis import given, settings, strategies as st
 
 from paizhuo import cli, provision
@@ -183,6 +185,27 @@ def test_table_files_load_in_the_hub_and_the_firmware(tmp_path, capsys, fwconfig
         assert "mpremote cp %s :/seat.json" % (folder / dev / "seat.json") in stdout
     assert "PRACTICE" in stdout and "paizhuo hub --config %s" % (folder / "table.toml") in stdout
     assert not KEY_HEX.search(stdout + stderr), "keys are only in the files"
+
+
+def test_a_three_seat_games_table_has_a_board_on_each_of_its_seats(tmp_path, capsys, fwconfig):
+    three = [g for g in sorted(rules.GAMES) if len(rules.game(g).seats) == 3 and rules.game(g).at_table][0]
+    folder = tmp_path / "t3"
+    devices = "S-0001:E,S-0002:N,S-0003:W"
+    ports = "/dev/ttyACM0,/dev/ttyACM1,/dev/ttyACM2"
+    argv = ["provision", "table", "--table", "7", "--hub", "T07", "--devices", devices, "--ports", ports,
+            "--out-dir", str(folder), "--game", three]
+    rc, stdout, stderr = run(argv, capsys)
+    assert rc == 0, stderr
+    cfg = table_config.load(str(folder / "table.toml"))
+    assert cfg.game == three and {d.id: d.seat for d in cfg.devices.values()} == {"S-0001": "E", "S-0002": "N",
+                                                                                "S-0003": "W"}
+    assert len(cfg.deals) == 4 and sorted(cfg.deals.records[0].hands) == sorted(rules.game(three).seats)
+    # the seats are the game's: no S, and every seat has its board
+    for bad, words in (("S-0001:E,S-0002:N,S-0003:S", "must be one of E, N, W"), ("S-0001:E,S-0002:N", "no board for seat W")):
+        rc, stdout, stderr = run(argv[:7] + [bad] + argv[8:] + ["--force"], capsys)
+        assert rc == 2 and words in stderr, stderr
+    rc, stdout, stderr = run(argv + ["--force", "--game", "no-such-game"], capsys)
+    assert rc == 2 and "--game" in stderr and three in stderr
 
 
 def test_table_with_a_released_round_key(tmp_path, capsys):
@@ -434,3 +457,15 @@ def test_a_provisioned_table_links_up_with_firmware_seats(tmp_path, capsys, fw):
             hub.wait()
         for link in links.values():
             link.close()
+
+
+def test_staff_assign_takes_a_board_per_seat_of_the_tables_game(tmp_path, capsys):
+    three = [g for g in sorted(rules.GAMES) if len(rules.game(g).seats) == 3 and rules.game(g).at_table][0]
+    four = ",".join("/dev/ttyACM%d" % i for i in range(4))
+    rc, stdout, stderr = run(["provision", "assign", "--table", "7", "--hub", "T07", "--ports", four,
+                              "--out-dir", str(tmp_path / "t"), "--game", three], capsys)
+    assert rc == 2 and "give the 3 seats' ports in seat order E, N, W" in stderr and "E、N、W" in stderr, stderr
+    rc, stdout, stderr = run(["provision", "assign", "--table", "7", "--hub", "T07", "--ports", four[:-13],
+                              "--out-dir", str(tmp_path / "t"), "--game", three, "--devices", "A,B"], capsys)
+    assert rc == 2 and "give 3 device ids in seat order E, N, W" in stderr, stderr
+    assert not (tmp_path / "t").exists()

@@ -315,6 +315,7 @@ def test_referee_pages_need_a_session_that_expires(mosquitto, tmp_path):
             assert set(s["actions"]) == set(web.ACTIONS)
             assert set(s["games"]) == set(rules.DEALING)  # the console's game titles come from the registry
             assert s["games"][rules.DEFAULT_GAME] == "%s %s" % rules.title(rules.DEFAULT_GAME)[::-1]
+            assert s["seats"] == list(rules.game(rules.DEFAULT_GAME).seats)  # the forms' seat choices
             for path in ("/referee", "/referee/table/1"):
                 r = await w.client.get(path, allow_redirects=False)
                 assert r.status == 200 and "/static/console.js" in await r.text()

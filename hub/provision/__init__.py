@@ -171,14 +171,22 @@ def _check_choice(value, choices, arg):
     return value
 
 
-def check_seat(value, arg="--seat"):
-    """``value`` if it is a seat E, N, W or S."""
-    return _check_choice(value, SEATS, arg)
+def check_seat(value, arg="--seat", seats=SEATS):
+    """``value`` if it is a seat E, N, W or S (of ``seats``: a game's)."""
+    return _check_choice(value, seats, arg)
 
 
-def parse_devices(text, arg="--devices"):
-    """``{device id: seat}`` from ``S-0001:E,S-0002:N,S-0003:W,S-0004:S``: every seat once,
-    every device once."""
+def check_game(name, arg="--game"):
+    """``name`` if the table hubs can play it (the registry's ``at_table``); None: the default game."""
+    if name is None:
+        return rules_.DEFAULT_GAME
+    playable = sorted(g for g in rules_.GAMES if rules_.game(g).at_table)
+    return _check_choice(name, playable, arg)
+
+
+def parse_devices(text, arg="--devices", seats=SEATS):
+    """``{device id: seat}`` from ``S-0001:E,S-0002:N,S-0003:W,S-0004:S``: every seat of
+    ``seats`` (the table's game's) once, every device once."""
     out = {}
     by_seat = {}
     items = [p.strip() for p in (text or "").split(",")]
@@ -188,12 +196,12 @@ def parse_devices(text, arg="--devices"):
         dev, sep, seat = item.partition(":")
         dev, seat = dev.strip(), seat.strip()
         if not sep or not dev or not seat:
+            example = ",".join("S-%04d:%s" % (i + 1, s) for i, s in enumerate(seats))
             raise ProvisionError("bad_devices", arg,
-                                 "%r is not DEVICE:SEAT; write the four boards like S-0001:E,S-0002:N,S-0003:W,S-0004:S"
-                                 % (item,),
-                                 "%r 不是 设备:座位；四块板的写法如 S-0001:E,S-0002:N,S-0003:W,S-0004:S" % (item,))
+                                 "%r is not DEVICE:SEAT; write the %d boards like %s" % (item, len(seats), example),
+                                 "%r 不是 设备:座位；%d 块板的写法如 %s" % (item, len(seats), example))
         check_device_id(dev, arg)
-        check_seat(seat, arg)
+        check_seat(seat, arg, seats)
         if dev in out:
             raise ProvisionError("device_twice", arg, "device %s is listed twice: each board once" % dev,
                                  "设备 %s 出现两次：每块板只写一次" % dev)
@@ -203,11 +211,11 @@ def parse_devices(text, arg="--devices"):
                                  "%s 座同时分配给 %s 和 %s：每个座位一块板" % (seat, by_seat[seat], dev))
         out[dev] = seat
         by_seat[seat] = dev
-    missing = [s for s in SEATS if s not in by_seat]
+    missing = [s for s in seats if s not in by_seat]
     if missing:
-        raise ProvisionError("seat_missing", arg, "no board for seat %s: a table needs one board on each of E, N, W, S"
-                             % ", ".join(missing),
-                             "%s 座没有板：一桌的 E、N、W、S 每座需要一块板" % "、".join(missing))
+        raise ProvisionError("seat_missing", arg, "no board for seat %s: a table needs one board on each of %s"
+                             % (", ".join(missing), ", ".join(seats)),
+                             "%s 座没有板：一桌的 %s 每座需要一块板" % ("、".join(missing), "、".join(seats)))
     return out
 
 
@@ -310,9 +318,10 @@ class DealSource:
 class TablePlan:
     """A table to provision: ids, the boards (``{dev: (seat, key)}``), ports, deals."""
 
-    __slots__ = ("table", "hub", "event", "lang", "board", "devices", "ports", "deals")
+    __slots__ = ("table", "hub", "event", "lang", "board", "devices", "ports", "deals", "game")
 
-    def __init__(self, table, hub, event, lang, board, devices, ports, deals):
+    def __init__(self, table, hub, event, lang, board, devices, ports, deals, game=None):
+        self.game = game or rules_.DEFAULT_GAME  # the game the table plays: its seats are the boards' seats
         self.table = table
         self.hub = hub
         self.event = event
@@ -323,8 +332,9 @@ class TablePlan:
         self.deals = deals
 
     def by_seat(self):
-        """The devices in seat order E, N, W, S as (dev, seat, key)."""
-        return sorted(((d, s, k) for d, (s, k) in self.devices.items()), key=lambda t: SEATS.index(t[1]))
+        """The devices in seat order (E, N, W, S) as (dev, seat, key)."""
+        seats = rules_.game(self.game).seats
+        return sorted(((d, s, k) for d, (s, k) in self.devices.items()), key=lambda t: seats.index(t[1]))
 
 
 def table_toml(plan):
@@ -334,7 +344,7 @@ def table_toml(plan):
              "# Every key is explained in docs/table-hub.md.",
              "", "[table]",
              "hub = %s" % toml_str(plan.hub), "id = %s" % toml_str(plan.table), "event = %s" % toml_str(plan.event),
-             "game = %s" % toml_str(rules_.DEFAULT_GAME), "lang = %s" % toml_str(plan.lang),
+             "game = %s" % toml_str(plan.game), "lang = %s" % toml_str(plan.lang),
              "log = %s  # the event log, beside this file" % toml_str("table-%s.sqlite" % plan.table),
              "", "[clock]",
              "grace_seconds = 30        # 托管: an absent seat is played by the bot after this",
@@ -523,7 +533,7 @@ _ARG_OF_KEY = {"table.hub": "--hub", "table.id": "--table", "table.event": "--ev
 
 
 def provision_table(out_dir, table, hub, devices, ports, event=None, lang="zh", board="ref-s3", round_key=None,
-                    round=None, group=None, boards=None, force=False):
+                    round=None, group=None, boards=None, force=False, game=None):
     """Write ``out_dir/table.toml`` and ``out_dir/<dev>/seat.json`` for each board of
     ``devices`` (the ``--devices`` text); return a :class:`ProvisionedTable`.
 
@@ -532,7 +542,8 @@ def provision_table(out_dir, table, hub, devices, ports, event=None, lang="zh", 
     """
     check_table_id(table)  # it names the log file table-<id>.sqlite: keep it a plain name
     check_hub_id(hub)
-    assignment = parse_devices(devices)
+    game = check_game(game)
+    assignment = parse_devices(devices, seats=rules_.game(game).seats)
     port_list = parse_ports(ports, len(assignment))
     _check_choice(lang, LANGS, "--lang")
     _check_choice(board, BOARDS, "--board")
@@ -544,7 +555,7 @@ def provision_table(out_dir, table, hub, devices, ports, event=None, lang="zh", 
                                  "使用轮次密钥时请给出赛事名称，如 --event \"2026 national\"（座位上显示）")
         event = "practice"
     plan = TablePlan(table, hub, event, lang, board, {d: (s, new_key()) for d, s in assignment.items()},
-                     port_list, deal_src)
+                     port_list, deal_src, game)
     out_dir = Path(out_dir)
     if out_dir.exists() and not out_dir.is_dir():
         raise ProvisionError("bad_out", "--out-dir", "%s is a file: give a folder for table.toml and the boards' "
@@ -696,6 +707,7 @@ def add_arguments(p):
     t.add_argument("--group", type=whole_number("--group", 1, 999), help="the group of this table (default 1)")
     t.add_argument("--boards", help="the boards to play, like 1-8 (practice: 1-4)")
     t.add_argument("--force", action="store_true", help="replace existing files (their keys are lost)")
+    t.add_argument("--game", help="the game the table plays (default: the default game); a board on each of its seats")
     c = sub.add_parser("check", help="does a board's seat.json match the table.toml? (never prints keys)")
     c.add_argument("--config", required=True, metavar="TABLE.toml", help="the table hub's configuration")
     c.add_argument("--board", required=True, action="extend", nargs="+", metavar="SEAT.json",
@@ -746,7 +758,7 @@ def _board(args, out, err):
 def _table(args, out, err):
     made = provision_table(args.out_dir, args.table, args.hub, args.devices, args.ports, event=args.event,
                            lang=args.lang, board=args.board, round_key=args.round_key, round=args.round,
-                           group=args.group, boards=args.boards, force=args.force)
+                           group=args.group, boards=args.boards, force=args.force, game=args.game)
     cfg, plan, toml_path, board_paths = made.config, made.plan, made.toml_path, made.board_paths
     print("table %s (hub %s), event %r: wrote %s (mode 0600)" % (cfg.table, cfg.hub, cfg.event, toml_path), file=out)
     for dev, seat, key in plan.by_seat():

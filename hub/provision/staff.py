@@ -21,7 +21,8 @@ import time
 from pathlib import Path
 
 from ..table import config as table_config
-from . import ProvisionError, check_device_id, fingerprint, parse_ports, provision_table
+from .. import rules as rules_
+from . import ProvisionError, check_device_id, check_game, fingerprint, parse_ports, provision_table
 from .boardlink import BoardError, BoardLink
 from .release import ReleaseError, load_release
 
@@ -184,28 +185,33 @@ def label(cfg, dev, seat):
                       "+--------------------------------------+"])
 
 
-def assign(table, hub, ports, out_dir, devices=None, event=None, lang="zh", pin=None, force=False, out=None):
-    """Give the four boards on ``ports`` (in seat order E, N, W, S: the hub's USB positions)
-    their identities: write table.toml and the boards' files (fresh keys), then each board's
-    identity over its link, verified under its new key; print a label per seat."""
+def assign(table, hub, ports, out_dir, devices=None, event=None, lang="zh", pin=None, force=False, out=None,
+           game=None):
+    """Give the boards on ``ports`` (one per seat of ``game``, None: the default game, in seat
+    order E, N, W, S: the hub's USB positions) their identities: write table.toml and the
+    boards' files (fresh keys), then each board's identity over its link, verified under its
+    new key; print a label per seat."""
     out = out or sys.stdout
-    port_list = parse_ports(ports, len(SEATS))
-    if len(port_list) != len(SEATS):
-        raise ProvisionError("bad_ports", "--ports", "give the four seats' ports in seat order E, N, W, S (one each)",
-                             "请按座位顺序 E、N、W、S 给出四个座位的串口（各一个）")
+    game = check_game(game)
+    seats = rules_.game(game).seats  # the table's game's seats, in play order
+    en, zh, n = ", ".join(seats), "、".join(seats), len(seats)
+    port_list = parse_ports(ports, len(seats))
+    if len(port_list) != len(seats):
+        raise ProvisionError("bad_ports", "--ports", "give the %d seats' ports in seat order %s (one each)" % (n, en),
+                             "请按座位顺序 %s 给出 %d 个座位的串口（各一个）" % (zh, n))
     if devices:
         ids = [check_device_id(d.strip(), "--devices") for d in devices.split(",")]
-        if len(ids) != len(SEATS):
-            raise ProvisionError("bad_devices", "--devices", "give four device ids in seat order E, N, W, S",
-                                 "请按座位顺序 E、N、W、S 给出四个设备编号")
+        if len(ids) != len(seats):
+            raise ProvisionError("bad_devices", "--devices", "give %d device ids in seat order %s" % (n, en),
+                                 "请按座位顺序 %s 给出 %d 个设备编号" % (zh, n))
     else:
-        ids = ["%s-%s" % (hub, s) for s in SEATS]
+        ids = ["%s-%s" % (hub, s) for s in seats]
     # Every board is asked first: nothing is written while a board would refuse.
     def ask(port):
         with BoardLink(port) as b:
             return b.probe()
     probes = _each(port_list, ask)
-    for port, seat in zip(port_list, SEATS):
+    for port, seat in zip(port_list, seats):
         hi = probes[port]
         if isinstance(hi, (BoardError, ProvisionError)):
             raise ProvisionError(hi.code, "--ports", hi.en, hi.zh)
@@ -215,13 +221,13 @@ def assign(table, hub, ports, out_dir, devices=None, event=None, lang="zh", pin=
                                  % (port, seat, hi.get("dev")),
                                  "%s 上的板（%s 座）已有身份（%s）：请按住 BOOT 键复位后再分配，或不分配此板"
                                  % (port, seat, hi.get("dev")))
-    made = provision_table(out_dir, table, hub, ",".join("%s:%s" % (d, s) for d, s in zip(ids, SEATS)),
-                           ",".join(port_list), event=event, lang=lang, force=force)
+    made = provision_table(out_dir, table, hub, ",".join("%s:%s" % (d, s) for d, s in zip(ids, seats)),
+                           ",".join(port_list), event=event, lang=lang, force=force, game=game)
     cfg = made.config
 
     def write(port):
-        seat = SEATS[port_list.index(port)]
-        dev = ids[SEATS.index(seat)]
+        seat = seats[port_list.index(port)]
+        dev = ids[seats.index(seat)]
         d = cfg.device(dev)
         with BoardLink(port) as b:
             b.open_service(None)
@@ -234,7 +240,7 @@ def assign(table, hub, ports, out_dir, devices=None, event=None, lang="zh", pin=
         return dev, seat
     results = _each(port_list, write)
     code = _report(results, out, lambda r: "%s is table %s seat %s" % (r[0], cfg.table, r[1]))
-    labels = [label(cfg, ids[i], s) for i, s in enumerate(SEATS)]
+    labels = [label(cfg, ids[i], s) for i, s in enumerate(seats)]
     Path(out_dir, "labels.txt").write_text("\n\n".join(labels) + "\n", encoding="utf-8")
     print("labels (also in %s):" % Path(out_dir, "labels.txt"), file=out)
     print("\n\n".join(labels), file=out)
@@ -366,13 +372,14 @@ def add_arguments(sub):
     a = sub.add_parser("assign", help="give a table's four blank boards their seats, keys and labels in one go")
     a.add_argument("--table", required=True)
     a.add_argument("--hub", required=True)
-    a.add_argument("--ports", required=True, help="the four seats' ports in seat order E,N,W,S")
+    a.add_argument("--ports", required=True, help="the seats' ports in seat order E,N,W,S (a three-seat game: E,N,W)")
     a.add_argument("--out-dir", required=True, metavar="DIR", help="where table.toml, the boards' files and labels.txt go")
     a.add_argument("--devices", help="device ids in seat order (default HUB-E, HUB-N, HUB-W, HUB-S)")
     a.add_argument("--event")
     a.add_argument("--lang", default="zh")
     a.add_argument("--pin-stdin", action="store_true", help="read the referee PIN (unlocks a board in a deal)")
     a.add_argument("--force", action="store_true")
+    a.add_argument("--game", help="the game the table plays (default: the default game); a board on each of its seats")
     for name, what in (("push", "update boards to a release (trial boot, kept once welcomed)"),
                        ("verify", "check each board's key, identity and firmware"),
                        ("rollback", "put boards back on the firmware they ran before")):
@@ -401,7 +408,7 @@ def command(args, out):
         return boards(_ports(args.ports), args.config, out)
     if c == "assign":
         return assign(args.table, args.hub, args.ports, args.out_dir, args.devices, args.event, args.lang, pin,
-                      args.force, out)
+                      args.force, out, game=args.game)
     if c == "push":
         pace = args.baud // 10 if args.baud else None  # 8N1: ten bits a byte
         return push(args.config, args.release, args.dev, pin, args.trial_seconds, pace, out)

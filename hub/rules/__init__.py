@@ -31,7 +31,7 @@ import, an example or a help text (``tests/test_game_registry.py``).
 (True, 27)
 >>> d = DEALING["paohuzi"]
 >>> d.seats, d.hand, d.shown, d.stock, game("paohuzi").at_table
-(('E', 'N', 'W'), 20, True, 19, False)
+(('E', 'N', 'W'), 20, True, 19, True)
 """
 
 import importlib
@@ -190,7 +190,7 @@ _REGISTRY = {g.name: g for g in (
     Game(bigtwo, bigtwo.BigTwo, "..bots.bigtwo:BigTwoBot", ".bigtwo_oracle:answer", narrator=".bigtwo_narrator:Narrator"),
     Game(guandan, guandan.GuandanDeal, "..bots.guandan:GuandanBot", ".guandan_oracle:answer", board=guandan.Match,
          bot_view_only=True),
-    Game(paohuzi, paohuzi.Paohuzi, "..bots.paohuzi:PaohuziBot", ".paohuzi_oracle:answer", at_table=False,
+    Game(paohuzi, paohuzi.Paohuzi, "..bots.paohuzi:PaohuziBot", ".paohuzi_oracle:answer",
          bot_view_only=True),
 )}
 GAMES = {name: g.engine for name, g in _REGISTRY.items()}

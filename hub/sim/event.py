@@ -6,11 +6,11 @@ and several table hubs that report to it over MQTT.
   every hub logs in with its own password as at a real event), the venue service (results, standings, movement, hand records) and the web pages (public
   standings and the PIN-protected referee console).
 - Table 1 is a real table (:class:`paizhuo.sim.table.SimTable`): the ``paizhuo hub`` process and
-  four seat boards running the firmware under the MicroPython unix port on pty links.  Its
+  a seat board per seat of the game running the firmware under the MicroPython unix port on pty links.  Its
   simulated players type their player number on the check-in keypad each round and play by
   touching the screens.
-- The other tables are hubs whose four seats the hub's bot plays (``[seats] bots``), standing in
-  for players so a small field can move between rounds.
+- The other tables are hubs whose seats (the game's: four, or three) the hub's bot plays
+  (``[seats] bots``), standing in for players so a small field can move between rounds.
 
 Every hub is a separate ``paizhuo hub`` process with its own event log and outbox; nothing is
 shared but the broker.  The venue process runs with ``--stay``; :meth:`close` stops it after the
@@ -87,10 +87,11 @@ class SimEvent:
     def __init__(self, folder, tables=4, rounds=2, boards=2, seed=2026, pin="246810", firmware_table=True,
                  web_port=0, bot_think_seconds=0.15, clock_scale=1.0, event_id="demo",
                  auto_start=True, game=None, format=None, sides=None, rules=None, tables_per_group=None):
-        if not 2 <= tables <= len(NAMES) // 4:
-            raise ValueError("tables must be 2 to %d" % (len(NAMES) // 4))
-        check_pin(pin)  # the rule `paizhuo venue pin` applies: the demo's PIN is one staff could choose
         self.game = game or rules_.DEFAULT_GAME
+        self.seats = rules_.game(self.game).seats  # the game's seats, in play order (three or four)
+        if not 2 <= tables <= len(NAMES) // len(self.seats):
+            raise ValueError("tables must be 2 to %d" % (len(NAMES) // len(self.seats)))
+        check_pin(pin)  # the rule `paizhuo venue pin` applies: the demo's PIN is one staff could choose
         self.match = rules_.game(self.game).match
         self.format = (format or "pairs") if self.match else None
         self.rules = rules
@@ -132,7 +133,7 @@ class SimEvent:
         return "T%02d" % n
 
     def players(self):
-        n = self.sides * self.size if self.match else self.tables * 4
+        n = self.sides * self.size if self.match else self.tables * len(self.seats)
         return [("P%03d" % (i + 1), NAMES[i], i + 1) for i in range(n)]
 
     def side_rows(self):
@@ -178,7 +179,8 @@ class SimEvent:
                  'log = "table.sqlite"', "game = %s" % toml_str(self.game), "",
                  "[venue]", 'broker = "127.0.0.1:%d"' % self.broker_port, "event = %s" % toml_str(self.event_id),
                  "password_file = %s" % toml_str(self.password_file(self.hub_id(n))), "keepalive_seconds = 5", "",
-                 "[seats]", 'bots = ["E", "N", "W", "S"]', "bot_think_seconds = %s" % self.bot_think_seconds,
+                 "[seats]", "bots = [%s]" % ", ".join(toml_str(s) for s in self.seats),
+                 "bot_think_seconds = %s" % self.bot_think_seconds,
                  "bot_whim = %s" % WHIM, "",
                  "[clock]", "next_deal_seconds = 1", ""]
         path = folder / "table.toml"
@@ -201,8 +203,9 @@ class SimEvent:
         first_bot = 1
         if self.firmware_table:
             first_bot = 2
-            say("table 1: the hub and four seat boards (MicroPython firmware) on pty serial links")
-            self.sim = SimTable(self.folder / "table-1", clock_scale=self.clock_scale, clock={"next_deal_seconds": 1},
+            say("table 1: the hub and %d seat boards (MicroPython firmware) on pty serial links" % len(self.seats))
+            self.sim = SimTable(self.folder / "table-1", game=self.game, clock_scale=self.clock_scale,
+                                clock={"next_deal_seconds": 1},
                                 venue={"broker": "127.0.0.1:%d" % self.broker_port, "event": self.event_id,
                                        "hub": self.hub_id(1), "table": "1",
                                        "password_file": self.password_file(self.hub_id(1))},
@@ -215,7 +218,7 @@ class SimEvent:
                 [sys.executable, "-m", "paizhuo.cli", "hub", "--config", str(path)],
                 stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
             out.close()
-        say("tables %d-%d: hubs whose bots play all four seats" % (first_bot, self.tables))
+        say("tables %d-%d: hubs whose bots play all %d seats" % (first_bot, self.tables, len(self.seats)))
         return self.urls
 
     def _wait_urls(self, timeout=60.0):

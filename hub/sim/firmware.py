@@ -49,6 +49,21 @@ DEVICE = ROOT / "device"
 SHARED = ROOT / "shared"
 DEFAULT_DEST = ROOT / "build" / "firmware"
 MPY_CACHE = ROOT / "build" / "mpycache"  # compiled modules by content, shared by every build (see _compile)
+
+
+def has_screens(game):
+    """True if the firmware has seat screens for ``game`` (a word of the seat's game registry,
+    ``device/seat/games/__init__.py`` ``_GAMES``): a game without them is played by bots only.
+
+    >>> from paizhuo import rules
+    >>> has_screens(rules.DEFAULT_GAME), has_screens("no such game")
+    (True, False)
+    """
+    text = (DEVICE / "seat" / "games" / "__init__.py").read_text(encoding="utf-8")
+    for line in text.splitlines():
+        if line.startswith("_GAMES = "):
+            return (" " + game + " ") in line.split('"')[1]
+    return False
 DATA_HEAP = 64 * 1024  # the seat's heap besides the image (issue #4); see 'Heap' in device/README.md
 # Not part of the ROM image: the unix port's loader, and the boot files that stay on a board's
 # filesystem (updater.py chooses the image slot, so no image may replace it).

@@ -1,5 +1,5 @@
-"""A whole table on one machine: the ``paizhuo hub`` process, four pty serial links and four
-seat boards running the real firmware under the MicroPython unix port.
+"""A whole table on one machine: the ``paizhuo hub`` process, a pty serial link and a seat
+board per seat of the game (four, or three) running the real firmware under the MicroPython unix port.
 
 Players are bots, but they play the way a person does: they look at the table (the seat's
 view, rebuilt from the hub's event log exactly as a spectator would), decide, and **touch
@@ -35,6 +35,20 @@ from . import lifeline
 from .links import PtyLink
 
 DEVICES = {"E": "S-0001", "N": "S-0002", "W": "S-0003", "S": "S-0004"}
+
+
+# The actions :meth:`SimTable.touch` knows how to enter on a seat's screen.
+TOUCHED = ("show", "double", "play", "pass", "tribute", "return")
+
+
+def can_touch(game):
+    """True if a simulated player can play ``game`` by touch: the firmware has its screens and
+    :meth:`SimTable.touch` enters every kind of its actions (else its tables are bots only).
+
+    >>> can_touch(rules_.DEFAULT_GAME)
+    True
+    """
+    return firmware_.has_screens(game) and all(t in TOUCHED for t in rules_.game(game).engine.Action.TYPES)
 
 
 class SimError(RuntimeError):
@@ -309,8 +323,9 @@ class SimTable:
                 self._settle_all("play")
                 on_moment("report", self.seats_order)
             turn = len(game.actions)
-            # a phase in which several seats decide at once is one decision (e.g. 明牌)
-            decision = phase if phase in self.game_of.engine.SIMULTANEOUS else turn
+            # a phase in which several seats decide at once is one decision (e.g. 明牌), the one
+            # its clock runs for: the same phase may follow itself as a new decision (a new clock)
+            decision = (phase, (d.clock or {}).get("turn")) if phase in self.game_of.engine.SIMULTANEOUS else turn
             for seat in game.to_act():
                 if seat in self.bots or (d.index, d.n, decision, seat) in touched or not self.seats[seat].alive():
                     continue

@@ -45,6 +45,16 @@ _HEX64 = re.compile(r"^[0-9a-fA-F]{64}$")
 _TEXT_ID = re.compile(r"^[^\x00-\x1f]{1,64}$")
 
 
+def _en(seats):
+    """A seat list for English text: ``E, N, W, S``."""
+    return ", ".join(seats)
+
+
+def _zh(seats):
+    """A seat list for Chinese text: ``E、N、W、S``."""
+    return "、".join(seats)
+
+
 class ConfigError(CodedError):
     """A table configuration that cannot run: ``file``, ``key`` and what to do.
 
@@ -322,8 +332,8 @@ def _build(data, file, base, digest):
     sb = top.section("seats")
     bots = sb.get("bots", "list", [])
     if not all(isinstance(b, str) and b in seats for b in bots) or len(set(bots)) != len(bots):
-        sb.fail("bots", "must list seats E, N, W, S (each once) that the hub's bot plays, not %r" % (bots,),
-                "必须列出由主机机器人打的座位 E、N、W、S（每个一次），而不是 %r" % (bots,), "bad_seat")
+        sb.fail("bots", "must list seats %s (each once) that the hub's bot plays, not %r" % (_en(seats), bots),
+                "必须列出由主机机器人打的座位 %s（每个一次），而不是 %r" % (_zh(seats), bots), "bad_seat")
     bots = tuple(s for s in seats if s in bots)
     bot_think_ms = sb.seconds("bot_think_seconds", 0.5, 0, 60)
     # How often a bot seat makes a person's offhand choice (simulated fields; 0 for 人机赛 and 托管).
@@ -365,8 +375,8 @@ def _build(data, file, base, digest):
                    % len(key), "必须是工作人员配置的 32 字节设备密钥的 64 位十六进制（现为 %d 个字符）" % len(key), "bad_key")
         seat = d.get("seat", "str", required=True)
         if seat not in seats and seat != SPARE:
-            d.fail("seat", "must be one of E, N, W, S (or \"spare\" for a spare board), not %r" % (seat,),
-                   "必须是 E、N、W、S 之一（备用板为 \"spare\"），而不是 %r" % (seat,), "bad_seat")
+            d.fail("seat", "must be one of %s (or \"spare\" for a spare board), not %r" % (_en(seats), seat),
+                   "必须是 %s 之一（备用板为 \"spare\"），而不是 %r" % (_zh(seats), seat), "bad_seat")
         if seat in bots:
             d.fail("seat", "is %s, which [seats] bots gives to the hub's bot: remove the board or the seat from bots"
                    % seat, "%s 座已在 [seats] bots 中由机器人打：请删除此板或从 bots 中去掉该座" % seat, "bot_seat")
@@ -398,8 +408,8 @@ def _build(data, file, base, digest):
     pl = top.section("players")
     for seat in list(pl.data):
         if seat not in seats:
-            pl.fail(seat, "is not a seat: use players.E, players.N, players.W, players.S",
-                    "不是座位：请用 players.E、players.N、players.W、players.S", "bad_seat")
+            pl.fail(seat, "is not a seat: use %s" % ", ".join("players." + s for s in seats),
+                    "不是座位：请用 %s" % "、".join("players." + s for s in seats), "bad_seat")
         p = pl.section(seat)
         pid = _ident(p, "id")
         name = _ident(p, "name")
@@ -498,6 +508,10 @@ def _deal_plan(r, game):
     """``[deals]``: either generated (``secret`` or ``round_key``, with ``round``, ``group``,
     ``boards``) or given inline (``[[deals.inline]]`` with ``board`` and the four hands)."""
     seats = rules_.game(game).seats
+    # a game that turns a card up for its dealer also gives it and the stock (rules.DEALING)
+    parts = ("shown", "stock") if rules_.DEALING[game].shown else ()
+    parts_en = ", shown, stock" if parts else ""
+    parts_zh = "、shown（亮张）、stock（底牌）" if parts else ""
     inline = r.get("inline", "list", None)
     secret = r.get("secret", "str", None)
     round_key = r.get("round_key", "str", None)
@@ -525,17 +539,21 @@ def _deal_plan(r, game):
         for i, item in enumerate(inline):
             key = "inline[%d]" % i
             if not isinstance(item, dict):
-                r.fail(key, "must be a table with board and the hands E, N, W, S", "必须是包含 board 与 E、N、W、S 手牌的表")
+                r.fail(key, "must be a table with board and the hands %s%s" % (_en(seats), parts_en),
+                       "必须是包含 board 与 %s 手牌%s的表" % (_zh(seats), parts_zh))
             board = item.get("board", i + 1)
             hands = {s: item[s] for s in item if s in seats}
-            extra = sorted(set(item) - set(seats) - {"board"})
-            if extra:
-                r.fail(key, "unknown keys %s: a deal has board and E, N, W, S" % ", ".join(extra),
-                       "未知的项 %s：牌局只有 board 与 E、N、W、S" % "、".join(extra), "unknown_key")
+            unknown = sorted(set(item) - set(seats) - set(parts) - {"board"})
+            if unknown:
+                r.fail(key, "unknown keys %s: a deal has board and %s%s" % (", ".join(unknown), _en(seats), parts_en),
+                       "未知的项 %s：牌局只有 board 与 %s%s" % ("、".join(unknown), _zh(seats), parts_zh), "unknown_key")
             hands = {s: (h.replace(",", " ").split() if isinstance(h, str) else h) for s, h in hands.items()}
+            # the card turned up for the dealer (shown) and the stock: text like the hands
+            extra = {k: (item[k].replace(",", " ").split() if isinstance(item[k], str) and k == "stock" else item[k])
+                     for k in parts if k in item}
             try:
                 rec = deals_.DealRecord.from_dict({"version": deals_.VERSION, "game": game, "round": rnd,
-                                                   "group": group, "board": board, "hands": hands})
+                                                   "group": group, "board": board, "hands": hands, "extra": extra})
                 rec.to_engine_deal()
             except (deals_.DealError, ValueError) as e:
                 zh = getattr(e, "zh", str(e))

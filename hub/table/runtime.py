@@ -231,6 +231,7 @@ class Table:
             if d.seat in self.seat_dev:
                 self.seat_dev[d.seat] = d.id
         self.game = None  # the engine of the current (or last) deal
+        self._phases = None  # (deal, the phase each of its actions was made in): see _action_phases
         self.board = None  # the board (registry's new_board) the current (or last) deal belongs to
         self.deal_index = None  # the plan index of that board
         self.deal_n = None  # the deal's number in its board (a match game's board has several)
@@ -417,7 +418,7 @@ class Table:
             limit = self._limit_ms()
             turn = len(self.game.actions)
             remaining = limit
-            if cur.clock is not None and cur.clock.get("key") == key:
+            if cur.clock is not None and self._continues(cur.clock, self.game):
                 limit = cur.clock["limit_ms"]
                 turn = cur.clock["turn"]
                 remaining = cur.clock["remaining_ms"]
@@ -536,8 +537,8 @@ class Table:
         rnd = self._active_round()
         if not self._deal_running() and rnd is not None and self._pending(rnd) and self.screen != "result":
             checked = sum(1 for s in self.seats if s in rnd.checked or self._is_bot(s, rnd))
-            return "round %d: %s, %d of 4 seats checked in" % (
-                rnd.round, "started" if rnd.started else "waiting for the venue's start", checked)
+            return "round %d: %s, %d of %d seats checked in" % (
+                rnd.round, "started" if rnd.started else "waiting for the venue's start", checked, len(self.seats))
         if self._deal_running():
             return "deal %d of %d (board %s%s) at turn %d%s" % (
                 self.deal_index + 1, len(self.plan), self.plan[self.deal_index].board,
@@ -553,7 +554,9 @@ class Table:
 
     # ---- the log -----------------------------------------------------------------------
 
-    def _append(self, items):
+    def _append(self, items, changed=True):
+        """Log ``items`` in one transaction; ``changed``: tell ``on_change`` (the live snapshot)
+        afterwards (not for a step that changed nothing public: its timing would tell)."""
         written = self.log.append_many(items)
         if any(kind in KEEP_HEAD for kind, body in items):
             self.keep_head()
@@ -563,7 +566,8 @@ class Table:
                 self.on_entry(e)
             except Exception:
                 traceback.print_exc()
-        self._changed()
+        if changed:
+            self._changed()
         return written
 
     def _note_scores(self, e):
@@ -636,19 +640,55 @@ class Table:
             key = "%d:%s" % (n, key)
         return key
 
+    def _continues(self, clock, g):
+        """Is the decision deal ``g`` waits for the one ``clock`` (a clock's logged body: ``key``,
+        ``turn``, ``seats``) runs for?  A decision of one seat is its turn (the key says it).  A
+        simultaneous one goes on while every seat still to decide is a seat of that clock that
+        has not decided since it started: the same phase may follow itself at once as a new
+        decision (nobody took the card out and the next one is out), which needs a new clock."""
+        if clock.get("key") != self._key_of(g, self.board, self.deal_n):
+            return False
+        if g.phase not in self.engine.SIMULTANEOUS:
+            return True
+        since = [a.seat for a in g.actions[clock.get("turn") or 0:]]
+        seats = clock.get("seats") or ()
+        return len(set(since)) == len(since) and all(s in seats and s not in since for s in g.to_act())
+
     def _limit_ms(self):
         return self.config.clocks.limit_ms(self.game.time_limit())
 
     def _deal_running(self):
         return self.game is not None and self.game.phase != self.engine.OVER and self.screen in ("deal", "paused")
 
-    def _clock_msg(self, now=None):
+    def _clock_msg(self, now=None, view=None):
+        """The clock as a viewer whose ``view`` it is may see it: the seats it runs for, as far
+        as the view shows who is to act (a game may hide who else decides at once)."""
         if self.clock is None or not self._deal_running():
             return {"seats": [], "ms": 0, "paused": self.paused is not None}
         now = self.now() if now is None else now
         acting = self.game.to_act()
+        if view is not None:
+            acting = [s for s in acting if s in view.get("to_act", acting)]
         return {"seats": [s for s in self.clock.seats if s in acting], "ms": self.clock.remaining(now),
                 "paused": self.clock.paused}
+
+    def _told_turn(self, g, public=None):
+        """The turn the seats and the snapshot are told: the number of actions, except in a
+        simultaneous decision whose seats the game hides (its public view does not show who is
+        to act), where it is the turn the decision was prompted at: counting the answers would
+        tell who was asked.  ``public``: ``g.view(None)``, when the caller has it."""
+        if self.clock is None or not self._hides_seats(g, public):
+            return len(g.actions)
+        return self.clock.turn
+
+    def _hides_seats(self, g, public=None):
+        """Does deal ``g`` decide now in a simultaneous decision whose seats it hides (its public
+        view, ``public`` when the caller has it, does not show who is to act)?"""
+        if g.phase not in self.engine.SIMULTANEOUS:
+            return False
+        acting = list(g.to_act())
+        public = g.view(None) if public is None else public
+        return list(public.get("to_act", acting)) != acting
 
     def _players(self, rnd=None):
         """Who sits where now: the active round's players (the configuration's without rounds)."""
@@ -674,12 +714,13 @@ class Table:
     def _state_msg(self, seat, now=None):
         g = self.game
         show_view = g is not None and self.screen in ("deal", "paused", "result")
+        view = g.view(seat) if show_view else None
         msg = {
             "t": "state",
             "screen": self.screen,
-            "view": g.view(seat) if show_view else None,
-            "turn": len(g.actions) if show_view else None,
-            "clock": self._clock_msg(now) if self._deal_running() else None,
+            "view": view,
+            "turn": self._told_turn(g) if show_view else None,
+            "clock": self._clock_msg(now, view) if self._deal_running() else None,
             "players": self._players(),
             "result": self.last_result if self.screen == "result" else None,
             "seatmap": self._seatmap(seat),
@@ -701,8 +742,8 @@ class Table:
             # brings it a full state.  Nothing more is queued for it meanwhile.
             self._drop(conn, "not reading (output backed up)")
 
-    def _broadcast(self, make):
-        for seat in self.seats:
+    def _broadcast(self, make, seats=None):
+        for seat in self.seats if seats is None else seats:
             conn = self.seat_conn[seat]
             if conn is not None:
                 self._send(conn, make(seat))
@@ -819,7 +860,10 @@ class Table:
         g = self.game
         index = self.deal_index
         turn = len(g.actions)
+        phase = g.phase
         events = g.apply(action)  # in memory only until the log has it
+        if self._phases is not None and self._phases[0] is g and len(self._phases[1]) == turn:
+            self._phases[1].append(phase)
         items = [("action", {"deal": index, "turn": turn, "action": action.to_dict(), "by": by})]
         new_clock = None
         result = None
@@ -830,12 +874,13 @@ class Table:
             result = ends[0][1]["result"]  # the deal's (a one-deal board's result is its deal's)
         else:
             key = self._decision_key()
-            if self.clock is None or self.clock.key != key:
+            if self.clock is None or not self._continues(self.clock.body(index, now, ""), g):
                 limit = self._limit_ms()
                 new_clock = DecisionClock(key, turn + 1, g.to_act(), limit, limit, now)
                 items.append(("clock", self._timed(new_clock.body(index, now, "start"), now)))
         try:
-            written = self._append(items)
+            # an answer with no public event (who else is asked stays hidden) changes no snapshot
+            written = self._append(items, changed=bool(events) or new_clock is not None or result is not None)
         except Exception as e:
             # Nothing was announced: put the engine back to what the log holds and refuse.
             record = g.record()
@@ -850,10 +895,14 @@ class Table:
             new_clock.seq = written[-1].seq
             self.clock = new_clock
             self._next_mark = now
-        turn_now = len(g.actions)
-        clock = self._clock_msg(now)
-        self._broadcast(lambda seat: {"t": "event", "events": events, "view": g.view(seat), "turn": turn_now,
-                                      "clock": clock})
+        turn_now = self._told_turn(g)
+
+        def told(seat):
+            view = g.view(seat)
+            return {"t": "event", "events": events, "view": view, "turn": turn_now, "clock": self._clock_msg(now, view)}
+        # An action with no public event (one seat's answer in a decision whose seats are hidden)
+        # is told to its own seat only: the others would learn that someone was asked.
+        self._broadcast(told, None if events else (action.seat,))
         if result is not None:
             self.board = board
             self.clock = None
@@ -1086,7 +1135,8 @@ class Table:
                 bad("deal_hashes.%d" % b, "must be 64 lowercase hex digits", "必须是 64 位小写十六进制")
         players = spec.get("players")
         if not isinstance(players, dict) or sorted(players) != sorted(self.seats):
-            bad("players", "must name the player of each seat E, N, W, S", "必须给出 E、N、W、S 每个座位的选手")
+            bad("players", "must name the player of each seat %s" % ", ".join(self.seats),
+                "必须给出 %s 每个座位的选手" % "、".join(self.seats))
         clean = {}
         for seat in self.seats:
             p = players[seat]
@@ -1194,8 +1244,8 @@ class Table:
         configuration that plays no other seat); the old board's session ends.  Logged, so it
         survives a restart.  False if ``dev`` already plays ``seat``."""
         if seat not in self.seats:
-            raise TableError("bad_seat", "unknown seat %.40r: seats are E, N, W, S" % (seat,),
-                             "没有座位 %.40r：座位为 E、N、W、S" % (seat,))
+            raise TableError("bad_seat", "unknown seat %.40r: seats are %s" % (seat, ", ".join(self.seats)),
+                             "没有座位 %.40r：座位为 %s" % (seat, "、".join(self.seats)))
         device = self.config.device(dev) if isinstance(dev, str) else None
         if device is None and isinstance(dev, str):
             device = self._learn_spare(dev)
@@ -1251,8 +1301,8 @@ class Table:
     def ack_call(self, seat, by="referee"):
         """A referee has seen ``seat``'s call: logged, and the seat is told help is coming."""
         if seat not in self.seats:
-            raise TableError("bad_seat", "unknown seat %.40r: seats are E, N, W, S" % (seat,),
-                             "没有座位 %.40r：座位为 E、N、W、S" % (seat,))
+            raise TableError("bad_seat", "unknown seat %.40r: seats are %s" % (seat, ", ".join(self.seats)),
+                             "没有座位 %.40r：座位为 %s" % (seat, "、".join(self.seats)))
         self._append_control([("ack_call", {"seat": seat, "by": str(by)})])
         self._send_note(seat, "A referee is on the way", "裁判已收到，请稍候")
         return True
@@ -1261,8 +1311,8 @@ class Table:
         """Show a referee's message on ``seat`` (None: every seat); logged.  Returns the
         number of seats it reached now (a seat offline misses it)."""
         if seat is not None and seat not in self.seats:
-            raise TableError("bad_seat", "unknown seat %.40r: seats are E, N, W, S, or null for all" % (seat,),
-                             "没有座位 %.40r：座位为 E、N、W、S，或 null 表示全部" % (seat,))
+            raise TableError("bad_seat", "unknown seat %.40r: seats are %s, or null for all" % (seat, ", ".join(self.seats)),
+                             "没有座位 %.40r：座位为 %s，或 null 表示全部" % (seat, "、".join(self.seats)))
         for name, text in (("en", en), ("zh", zh)):
             if not isinstance(text, str) or not 1 <= len(text) <= NOTE_MAX or any(ord(c) < 32 for c in text):
                 raise TableError("bad_note", "the note's %s text must be 1-%d characters without control characters"
@@ -1291,6 +1341,7 @@ class Table:
         running = self._deal_running()
         in_view = g is not None and self.screen in ("deal", "paused", "result")
         public = g.view(None) if in_view else None
+        shown = public.get("shown") if public else None  # 明牌: the hands shown, by seat (a turned-up card is not)
         players = self._players(rnd)
         seats = {}
         for s in self.seats:
@@ -1300,7 +1351,10 @@ class Table:
                         "bot": bot, "cards": (public.get("counts") or {}).get(s) if public else None}
         plays = []
         if in_view:
-            for a in g.actions:
+            phases = self._action_phases(g)
+            for a, phase in zip(g.actions, phases):
+                if phase in self.engine.SIMULTANEOUS:
+                    continue  # answers decided at once are told by the engine's own view (明牌: shown)
                 if a.type == "play":
                     plays.append({"seat": a.seat, "type": "play", "cards": a.to_dict()["cards"]})
                 elif a.type == "pass":
@@ -1318,10 +1372,11 @@ class Table:
             "started": bool(rnd is not None and rnd.started),
             "deal": index, "board": self.plan[index].board if index is not None else None,
             "boards": list(rnd.boards) if rnd is not None else [], "deals_done": deals_done,
-            "turn": len(g.actions) if running else None, "to_act": list(g.to_act()) if running else [],
-            "clock": self._clock_msg(now) if running else None,
+            "turn": self._told_turn(g, public) if running else None,
+            "to_act": list(public.get("to_act", g.to_act())) if running else [],
+            "clock": self._clock_msg(now, public) if running else None,
             "paused": None if self.paused is None else {"by": self.paused["by"], "reason": self.paused["reason"]},
-            "seats": seats, "plays": plays, "shown": dict(public.get("shown") or {}) if public else {},
+            "seats": seats, "plays": plays, "shown": dict(shown) if isinstance(shown, dict) else {},
             "unacked": 0,
         }
         if self.board is not None and self.board.multi:
@@ -1574,9 +1629,10 @@ class Table:
         # older answers a decision that no longer exists.
         low = self.clock.turn if self.clock is not None and seat in self.clock.seats else current
         if not low <= msg["turn"] <= current:
+            told = self._told_turn(g)  # as the seat was told it (hidden answers are not counted)
             self._reject(conn, link.LinkError(
-                "stale_turn", "Too late: that was turn %d, the game is at turn %d; choose again" % (msg["turn"], current),
-                "操作已过时：那是第 %d 步，牌局已到第 %d 步，请重新选择" % (msg["turn"], current)), msg["s"])
+                "stale_turn", "Too late: that was turn %d, the game is at turn %d; choose again" % (msg["turn"], told),
+                "操作已过时：那是第 %d 步，牌局已到第 %d 步，请重新选择" % (msg["turn"], told)), msg["s"])
             return
         think = self.clock.used_ms(now) if self.clock is not None else None
         try:
@@ -1592,7 +1648,7 @@ class Table:
             return
         conn.calls_at = now
         body = {"seat": conn.seat, "dev": conn.dev, "why": msg.get("why", ""), "deal": self.deal_index,
-                "turn": len(self.game.actions) if self.game is not None else None}
+                "turn": self._told_turn(self.game) if self.game is not None else None}
         self._note([("call", body)])
         self._alert("call", **body)
 
@@ -1681,9 +1737,12 @@ class Table:
             while self._deal_running() and self.clock.remaining(now) <= 0:
                 seat = self.game.to_act()[0]
                 index, turn = self.deal_index, len(self.game.actions)
+                # a decision whose seats the game hides (who may claim) is not alerted: the alert
+                # would name who was asked, and letting such a clock run out is an answer
+                hidden = self._hides_seats(self.game)
                 action = self.game.default_action(seat).with_meta(auto=True, think_ms=self.clock.limit_ms)
                 self._commit(action, "clock", now)
-                if self.seat_conn[seat] is not None:  # an absent seat is alerted as offline already
+                if self.seat_conn[seat] is not None and not hidden:  # an absent seat is alerted as offline already
                     self._alert("clock_expiry", seat=seat, deal=index, turn=turn)
             # Bot seats (人机赛, demo) decide after bot_think_seconds; 托管: a seat absent for
             # the grace period is played by the bot.
@@ -1721,6 +1780,20 @@ class Table:
                         self._alert("log_failed", error=repr(e))
                 due.append(self._next_mark)
         return min(due) if due else None
+
+    def _action_phases(self, g):
+        """The phase each action of deal ``g`` was made in, kept as the deal goes (``_commit``)
+        and replayed from its record when the deal is new to it (a restart, a log refusal)."""
+        cached = self._phases
+        if cached is None or cached[0] is not g or len(cached[1]) != len(g.actions):
+            record = g.record()
+            trial = type(g).from_record(dict(record, actions=[]))
+            phases = []
+            for a in g.actions:
+                phases.append(trial.phase)
+                trial.apply(a)
+            self._phases = cached = (g, phases)
+        return cached[1]
 
     def _bot_choice(self, bot, seat):
         """The bot's action for ``seat``; the legal actions are listed only for a bot that reads

@@ -194,6 +194,12 @@ def _action(a):
         what = "进贡 tribute %s" % _cards([a.get("card")] if "card" in a else a.get("cards", []))
     elif kind == "return":
         what = "还牌 return %s" % _cards([a.get("card")] if "card" in a else a.get("cards", []))
+    elif kind == "discard":
+        what = "打出 discard %s" % _cards([a.get("card")])
+    elif kind == "chi":  # the group with the card taken, then the 比牌 groups
+        what = "吃 chi %s" % " · ".join(_cards(g) for g in a.get("groups") or ())
+    elif kind in ("peng", "hu"):
+        what = "碰 peng" if kind == "peng" else "胡 hu"
     else:
         what = html.escape(json.dumps(a, ensure_ascii=False))
     if a.get("auto"):

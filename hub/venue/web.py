@@ -1128,7 +1128,8 @@ async def session_json(request, session):
     st = request.app[K_STATE]
     return _json({"who": session.who, "csrf": session.csrf, "event": st.venue.event_name,
                   "actions": {k: {"fields": list(a.fields), "zh": a.zh} for k, a in ACTIONS.items()},
-                  "games": {name: "%s %s" % title[::-1] for name, title in rules_.TITLES.items()}})
+                  "games": {name: "%s %s" % title[::-1] for name, title in rules_.TITLES.items()},
+                  "seats": list(st.venue.seats)})  # the event's game's seats: the seat choices of the forms
 
 
 def glance_data(venue):

@@ -816,6 +816,8 @@
     state.csrf = s.csrf;
     state.who = s.who;
     PZ.setGames(s.games);
+    // a three-seat game's event: the forms offer its seats only
+    if (s.seats) document.querySelectorAll("select[name=seat] option").forEach((o) => { if (o.value && !s.seats.includes(o.value)) o.remove(); });
     document.getElementById("who").replaceChildren(bi(s.who, "referee 裁判"));
     if (s.event) document.getElementById("event").textContent = "· " + s.event;
     wire();
