@@ -178,10 +178,10 @@ def ui_chars(extra="", common=True):
 
 
 def card_chars():
-    """The characters of ``font24``: ranks as drawn (10 for T), the suit symbols and the
-    jokers' faces (小 / 大 over 王)."""
+    """The characters of ``font24``: ranks as drawn (10 for T), the suit symbols, the
+    jokers' faces (小 / 大 over 王) and the number cards' (一..十, 壹..拾)."""
     mod = _load_text_module()
-    chars = set(mod.SUIT_FACES) | set(mod.JOKER_FACES)
+    chars = set(mod.SUIT_FACES) | set(mod.JOKER_FACES) | set(mod.NUMBER_FACES)
     for rank in "3456789TJQKA2":
         chars.update(mod.rank_face(rank))
     return chars
