@@ -74,7 +74,9 @@ _SEL = const(44)  # the picked card's place (255: none)
 _FULL = const(45)  # 1: the last move was refused (that column is full)
 _CHOOSING = const(46)  # 1: the 吃 chooser is up
 
-_KINDS = " peng wei pao ti kan "  # the kinds with fixed 胡息 (small, big: in _hx)
+# The kinds of groups, numbered in this order (a group is [kind, cards …] here: see prune);
+# the first five have fixed 胡息 (small, big: in _hx).
+_KINDS = " peng wei pao ti kan chi ju jiao jiang "
 _cols = bytearray(b"\xff" * _ALL + b"\xff\x00\x00")  # column c's cards at c*4 .. (255: none), the state
 _of = None  # the board the arrangement belongs to
 
@@ -95,13 +97,23 @@ def name(ui):
 
 def prune(buf, n):
     """Before a frame is parsed (``seat.games.prune``): the view's ``stale``, ``time_limit``,
-    ``turn`` and ``seat`` go (blanked: no screen shows them); in the view, a result and the
+    ``turn``, ``seat`` and ``huxi`` go (blanked: no screen shows them; the 胡息 of the groups
+    the seat sees is summed here from the groups), and once the deal is over its
+    groups, piles, hand, counts, 胡息 and claims too (the result screen shows the result's);
+    in the view, a result and the
     events, every card code string becomes its number, padded with spaces (``"x10"`` -> ``9    ``),
     so the JSON stays valid and the parser makes small ints, not strings.  (A view's strings
     are codes, kinds and seats: no escapes.)"""
     i = buf.find(b'"view":{', 0, n)
     j = state._skip(buf, i + 7, n) if i >= 0 else -1
-    for key in (b'"stale":', b'"time_limit":', b'"turn":', b'"seat":'):  # the view's members shown nowhere
+    over = j > 0 and buf.find(b'"phase":"over"', i, j) >= 0  # the result screen shows the result only
+    c = 0
+    # the view's members shown nowhere (the first five); one constant, split when wanted (a
+    # tuple of ten would be eleven objects on the heap for good)
+    for key in b'"stale": "time_limit": "turn": "seat": "huxi": "open": "piles": "hand": "counts": "may":'.split():
+        c += 1
+        if c > 5 and not over:
+            break
         k = buf.find(key, i, j) if j > 0 else -1
         if k > 0:
             e = state._skip(buf, k + len(key), j)
@@ -109,12 +121,13 @@ def prune(buf, n):
                 state._blank(buf, k, e + 1)
             elif e > 0 and buf[k - 1] == 44:  # the last member: the comma before it
                 state._blank(buf, k - 1, e)
-    for key in (b'"view":{', b'"result":{', b'"events":['):
+    for key in b'"view":{ "result":{ "events":['.split():
         i = buf.find(key, 0, n)
         while i >= 0:
             j = state._skip(buf, i + len(key) - 1, n)
             if j < 0:
                 j = n
+            g = i
             i = buf.find(b'"', i + len(key), j)
             while i >= 0:
                 e = buf.find(b'"', i + 1, j)  # the string's closing quote
@@ -130,71 +143,85 @@ def prune(buf, n):
                         i += 1
                     buf[i] = 48 + num % 10
                 i = buf.find(b'"', e + 1, j)
+            # Then each group {"kind":"peng","cards":[4,4,4]} becomes [0,4,4,4] (the kind's
+            # number in _KINDS first; a face-down one, "cards":null, [1]): a list of small
+            # ints, not a dict and a list (about 130 bytes less a group parsed, unix port).
+            g = buf.find(b'{"kind":"', g, j)
+            while g >= 0:
+                q = buf.find(b'"', g + 9, j)
+                c = buf.find(b',"cards":', q, j) if q > 0 else -1
+                e = buf.find(b"}", q, j) if c == q + 1 else -1
+                k = _KINDS.find(" " + bytes(buf[g + 9:q]).decode() + " ") if 0 < e and q < g + 15 else -1
+                if k < 0:
+                    break  # anything else: the rest as sent (build copes with both)
+                buf[g] = 91  # [
+                buf[g + 1] = 48 + _KINDS.count(" ", 0, k)
+                r = buf.find(b"]", c + 10, e) if buf[c + 9] == 91 else -1  # the cards' ]
+                if r > c + 10:
+                    state._blank(buf, g + 2, c + 10)
+                    buf[g + 2] = 44  # ,
+                    buf[r] = 32
+                    buf[e] = 93
+                else:  # null (face down) or no cards
+                    state._blank(buf, g + 2, e + 1)
+                    buf[g + 2] = 93
+                g = buf.find(b'{"kind":"', e, j)
             i = buf.find(key, j, n)
 
 
-def _ints(v, r):
-    """Every card of the view ``v`` and the result ``r`` as its number, in place (a frame
-    parsed before this module was loaded kept its code strings): drawing reads numbers."""
-    lists = [v.get("hand")]
-    for pile in (v.get("piles") or {}).values():
-        lists.append(pile)
-    for gs in (v.get("open") or {}).values():
-        for g in gs:
-            lists.append(g.get("cards"))
-    for way in (v.get("may") or {}).get("chi") or ():
-        lists.extend(way)
-    for g in (r or {}).get("groups") or ():
-        lists.append(g.get("cards"))
-    out = v.get("out")
-    if out and out.get("card") is not None:
-        lists.append(out)
-    for cs in lists:
-        if isinstance(cs, dict):  # the card out
-            cs, i = None, cs["card"]
-            if not isinstance(i, int):
-                out["card"] = int(i[1:]) + (-1 if i[0] == "x" else 9)
-        for i in range(len(cs or ())):
-            if not isinstance(cs[i], int):
-                cs[i] = int(cs[i][1:]) + (-1 if cs[i][0] == "x" else 9)
-
-
-def _code(k):
-    """The code of card number ``k``."""
-    return "xd"[k // 10] + str(k % 10 + 1)
+def _code(k, p=0):
+    """The code of card number ``k``; of a list of them (or of lists), the list of codes.
+    With ``p``, the other way, in place: the cards of list ``k`` (and of its lists) become
+    numbers and its groups as the engine writes them (dicts) ``[kind, cards …]``."""
+    if p:
+        for i in range(len(k or ())):
+            c = k[i]
+            if isinstance(c, str):
+                k[i] = int(c[1:]) + (-1 if c[0] == "x" else 9)
+            elif isinstance(c, dict):
+                j = _KINDS.find(" " + str(c.get("kind")) + " ")
+                k[i] = c = [_KINDS.count(" ", 0, j) if j >= 0 else 5] + list(c.get("cards") or ())
+            if isinstance(c, list):
+                _code(c, 1)
+        return k
+    if isinstance(k, int):
+        return "xd"[k // 10] + str(k % 10 + 1)
+    out = []
+    for c in k:
+        out.append(_code(c))
+    return out
 
 
 def _hx(kind, cards):
     """胡息 of a group (RULES.md): 碰 1/3, 偎 and 坎 3/6, 跑 6/9, 提 9/12 (small/big), 一二三 and
-    二七十 3/6, every other group 0.  ``kind`` None: a column in hand (numbers), -1 if it is
-    no group (三 alike is a 坎; a 句 of three in a row or 二七十; a 绞); 0: ``cards`` are the
-    view's groups, and the answer each one's 胡息 (bytes, 255: a face-down 偎).
+    二七十 3/6, every other group 0.  ``kind``: the group's number (``_KINDS``); None: a
+    column in hand, -1 if it is no group (三 alike is a 坎; a 句 of three in a row or 二七十;
+    a 绞); -1: ``cards`` are groups ``[kind, cards …]``, and the answer each one's 胡息
+    (bytes, 255: a face-down 偎).
 
-    >>> _hx("peng", [14, 14, 14]), _hx("ti", [0] * 4), _hx(None, [1, 6, 9]), _hx(None, [13, 14, 15])
+    >>> _hx(0, [14, 14, 14]), _hx(3, [0] * 4), _hx(None, [1, 6, 9]), _hx(None, [13, 14, 15])
     (3, 9, 3, 0)
-    >>> _hx(None, [4, 4, 14]), _hx(None, [4, 5]), _hx(None, [2, 2, 2]), _hx("jiang", [3, 3])
+    >>> _hx(None, [4, 4, 14]), _hx(None, [4, 5]), _hx(None, [2, 2, 2]), _hx(8, [3, 3])
     (0, -1, 3, 0)
     """
     n = len(cards)
-    if kind == 0:  # groups (the view's): each one's 胡息 as bytes, 255 for a face-down 偎
+    if kind == -1:
         out = bytearray(n)
         for i in range(n):
-            cs = cards[i].get("cards")
-            out[i] = 255 if cs is None else max(0, _hx(cards[i].get("kind"), cs))
+            g = cards[i]
+            out[i] = 255 if len(g) < 2 else max(0, _hx(g[0], g[1:]))
         return out
     if not n:
         return -1
     big = cards[0] >= 10
-    if kind:
-        k = _KINDS.find(" " + kind + " ")
-        if k >= 0:
-            return (b"\x03\x06\x09\x0c\x06" if big else b"\x01\x03\x06\x09\x03")[_KINDS.count(" ", 0, k)]
-    no = 0 if kind else -1
+    if kind is not None and kind < 5:
+        return (b"\x03\x06\x09\x0c\x06" if big else b"\x01\x03\x06\x09\x03")[kind]
+    no = -1 if kind is None else 0
     if n != 3:
         return no
     s = sorted(cards)
     if s[0] == s[2]:
-        return (6 if big else 3) if not kind else 0
+        return (6 if big else 3) if kind is None else 0
     lo = s[0] // 10 * 10
     if s[2] < lo + 10:  # one case
         a, b, c = s[0] - lo, s[1] - lo, s[2] - lo
@@ -219,23 +246,23 @@ def _len(k):
     return n
 
 
-def _take(p):
-    """Take the card at place ``p`` out of its column (a column left empty closes up)."""
-    k = p - p % _ROWS
-    for i in range(p, k + _ROWS - 1):
-        _cols[i] = _cols[i + 1]
-    _cols[k + _ROWS - 1] = 255
-    if _cols[k] == 255:
-        for i in range(k, _ALL - _ROWS):
-            _cols[i] = _cols[i + _ROWS]
-        for i in range(_ALL - _ROWS, _ALL):
-            _cols[i] = 255
-
-
 def _put(v, hi):
     """Put card ``v`` into a column: beside the same card, else the same number of the other
     case, else a neighbour of its case, else a new column while fewer than ``hi``, else the
-    shortest."""
+    shortest.  With ``hi`` -1, take the card at place ``v`` out of its column instead (a
+    column left empty closes up).  (One function, not two: each is heap on the seat.)"""
+    if hi < 0:
+        p = v
+        k = p - p % _ROWS
+        for i in range(p, k + _ROWS - 1):
+            _cols[i] = _cols[i + 1]
+        _cols[k + _ROWS - 1] = 255
+        if _cols[k] == 255:
+            for i in range(k, _ALL - _ROWS):
+                _cols[i] = _cols[i + _ROWS]
+            for i in range(_ALL - _ROWS, _ALL):
+                _cols[i] = 255
+        return
     n = _len(-1)
     best = -1
     score = 0
@@ -307,13 +334,13 @@ def _sync(hand, board, hi):
             have[_cols[i]] += 1
     if sel != 255 and have[_cols[sel]] > need[_cols[sel]]:  # the card picked went (discarded)
         have[_cols[sel]] -= 1
-        _take(sel)
+        _put(sel, -1)
         _cols[_SEL] = 255
     for p in range(_ALL - 1, -1, -1):  # from the end: a take moves only what is behind
         v = _cols[p]
         if v != 255 and have[v] > need[v]:
             have[v] -= 1
-            _take(p)
+            _put(p, -1)
             _cols[_SEL] = 255
     for v in range(20):
         while have[v] < need[v]:
@@ -328,7 +355,7 @@ def _sync(hand, board, hi):
         k = short * _ROWS
         cs = bytes(_cols[k:k + _len(short)])
         for v in cs:
-            _take(k)
+            _put(k, -1)
         for v in cs:
             _put(v, hi)
         _cols[_SEL] = 255
@@ -360,14 +387,24 @@ def _face(fb, font, x, y, w, h, v, ok):
 
 
 def _w(w, k, a, b, p):
-    """The widgets of this module (seat/gfx.py's OWN), by ``w[6]``: 0 the hand (``_cols``;
-    ``w[7]`` each column's 胡息, 255 none; ``w[8]`` the new column's label, empty: no place;
-    ``w[9]`` tappable), 1 open groups as little columns (``w[7]`` the view's groups, ``w[8]``
-    their 胡息 drawn under them or None), 2 a pile (little cards in a row, the latest that
-    fit), 3 the card out, 4 a 吃 way of the chooser (``w[7]`` its groups, ``w[8]`` its id).
+    """The widgets of this module (seat/gfx.py's OWN), by ``w[6]``:
+
+    - 0 the hand (``_cols``; ``w[7]`` each column's 胡息, 255 none; ``w[8]`` the new
+      column's label, empty: no place; ``w[9]`` tappable);
+    - 1 open groups as little columns (``w[7]`` groups ``[kind, cards …]``, ``w[8]`` their
+      胡息 under them or None), under a line ``w[9]`` (bytes, may be empty), with a pile
+      ``w[10]`` (little cards in a row, the latest that fit; or None) 74 px under the
+      groups, and a line ``w[11]`` (yellow) 98 px under them: a seat's panel, or the seat's
+      own groups and its total — one widget, not four (each is heap on the busiest screen);
+    - 3 the middle: ``w[7]`` the card out (255: none) under the line ``w[8]`` and over the
+      line ``w[9]`` (colour ``w[10]``);
+    - 4 a 吃 way of the chooser (``w[7]`` its groups, ``w[8]`` its tap id), on dark grey;
+    - 5 the claim buttons 胡 碰 吃 过 (``w[7]`` their labels, NUL-separated; ``w[8]`` which
+      are enabled), drawn as seat/gfx.py draws a BUTTON.
+
     ``k``: 0 draw (a, b, p = the band, its top row, the UI), 1 hit (a, b = x, y; p a drag's
-    index: none here), 2 the hit map entries (a = write, b = the separator), 3 the texts (a
-    = the list).  Drawing allocates nothing: numbers, bytes and the fonts' draw."""
+    index: none here), 2 the hit map entries (a = write, b = the separator), 3 the texts
+    (a = the list).  Drawing allocates nothing: numbers, bytes and the fonts' draw."""
     sub = w[6]
     x0 = w[1]
     if k == 0:
@@ -391,38 +428,66 @@ def _w(w, k, a, b, p):
                 x = x0 + _len(-1) * _COL_W
                 fb.rect(x, y + 16, 40, _CARD_H, _LIGHT)
                 f16.draw(fb, x + 4, y + 28, w[8], _LIGHT)
-        elif sub == 1 or sub == 4:
+        elif sub == 1:
+            if w[9]:
+                f16.draw(fb, x0, y, w[9], _WHITE)
+                y += 18
             gs = w[7]
             hx = w[8]
             x = x0
             for i in range(len(gs)):
                 g = gs[i]
-                cs = g if sub == 4 else g.get("cards")
-                n = (4 if g.get("kind") == "ti" else 3) if cs is None else len(cs)  # hidden: 偎, or its 提
-                for r in range(n):
-                    if sub == 4:  # a chooser's way: its groups side by side, each in a row
-                        _face(fb, f16, x + r * _CELL, y + 6, 17, 18, cs[r], False)
-                    else:
-                        _face(fb, f16, x, y + r * 17, 17, 17, 255 if cs is None else cs[r], False)
-                if sub == 1 and hx is not None and hx[i] != 255:
+                n = len(g) - 1
+                for r in range(n if n else (4 if g[0] == 3 else 3)):  # face down: a 偎, or the 提 it became
+                    _face(fb, f16, x, y + r * 17, 17, 17, g[1 + r] if n else 255, False)
+                if hx is not None and hx[i] != 255:
                     n = hx[i]
                     f16.draw(fb, x + (4 if n < 10 else 0), y + 70, b"0123456789", _YELLOW if n else _LIGHT,
                              n // 10 if n >= 10 else n, n // 10 + 1 if n >= 10 else n + 1)
                     if n >= 10:
                         f16.draw(fb, x + 8, y + 70, b"0123456789", _YELLOW, n % 10, n % 10 + 1)
-                x += n * _CELL + 10 if sub == 4 else _CELL + 1
-        elif sub == 2:
-            cs = w[7]
-            n = len(cs) - w[3] // _CELL
-            for i in range(n if n > 0 else 0, len(cs)):
-                _face(fb, f16, x0, y, 17, 17, cs[i], False)
-                x0 += _CELL
+                x += _CELL + 1
+            cs = w[10]
+            if cs:
+                n = len(cs) - w[3] // _CELL
+                x = x0
+                for i in range(n if n > 0 else 0, len(cs)):
+                    _face(fb, f16, x, y + 74, 17, 17, cs[i], False)
+                    x += _CELL
+            if w[11]:
+                f16.draw(fb, x0, y + 98, w[11], _YELLOW)
+        elif sub == 3:
+            f16.draw(fb, x0 + (w[3] - f16.width(w[8])) // 2, y, w[8], _LIGHT)
+            if w[7] != 255:
+                _face(fb, p.f24, x0 + (w[3] - 44) // 2, y + 20, 44, 52, w[7], False)
+            f16.draw(fb, x0 + (w[3] - f16.width(w[9])) // 2, y + 74, w[9], w[10])
+        elif sub == 5:  # as seat/gfx.py draws a BUTTON: grey when disabled
+            i = 0
+            for c in range(4):
+                x = x0 + c * 47
+                e = w[7].find(b"\0", i)
+                if e < 0:
+                    e = len(w[7])
+                fb.fill_rect(x, y, 44, w[4], (_MAROON if c == 0 else _BLUE if c == 3 else _GREEN) if w[8][c] else _GREY)
+                fb.rect(x, y, 44, w[4], _WHITE if w[8][c] else _DARK)
+                f16.draw(fb, x + (44 - f16.draw(None, 0, 0, w[7], 0, i, e)) // 2, y + (w[4] - 16) // 2, w[7], _WHITE, i, e)
+                i = e + 1
         else:
-            _face(fb, p.f24, x0, y, w[3], w[4], w[7], False)
+            fb.fill_rect(x0 - 4, y, w[3] + 8, w[4], _DARK)
+            x = x0
+            for g in w[7]:
+                for r in range(len(g)):
+                    _face(fb, f16, x + r * 19, y + 6, 18, 18, g[r], False)
+                x += len(g) * 19 + 8
         return None
     if k == 1:
         if sub == 4:
             return w[8] if not p and x0 <= a < x0 + w[3] and w[2] <= b < w[2] + w[4] else None
+        if sub == 5:
+            c = (a - x0) // 47
+            if 0 <= c < 4 and a - x0 - c * 47 < 44 and w[2] <= b < w[2] + w[4] and w[8][c] and not p:
+                return "btn:claim_%s" % ("hu" if c == 0 else "peng" if c == 1 else "chi" if c == 2 else "pass")
+            return None
         if sub or p or not w[9]:
             return None
         c = (a - x0) // _COL_W
@@ -440,6 +505,12 @@ def _w(w, k, a, b, p):
         if sub == 4:
             a('%s"%s":[%d,%d,%d,%d,1]' % (b, w[8], x0, w[2], w[3], w[4]))
             return ","
+        if sub == 5:
+            for c in range(4):
+                a('%s"btn:claim_%s":[%d,%d,44,%d,%d]' % (b, "hu" if c == 0 else "peng" if c == 1 else "chi" if c == 2
+                                                         else "pass", x0 + c * 47, w[2], w[4], w[8][c]))
+                b = ","
+            return b
         if sub or not w[9]:
             return b
         n = _len(-1)
@@ -454,32 +525,38 @@ def _w(w, k, a, b, p):
                 a('%s"card:@%d.%d":[%d,%d,40,%d,1]' % (b, c, _ROWS, x0 + c * _COL_W, y, w[2] + w[4] - y))
                 b = ","
         return b
-    if sub == 0:  # the texts: cards as codes, a column (or a group) a text
+    # the texts: cards as codes, a column (or a group: "back" face down, or a way) a text
+    out = []
+    if sub == 0:
         for c in range(_len(-1)):  # (no comprehension over c: c would be a cell, heap at every call)
             cs = []
             for r in range(_len(c)):
                 cs.append(_code(_cols[c * _ROWS + r]))
-            a.append(" ".join(cs).encode())
+            out.append(" ".join(cs))
     elif sub == 1:
+        if w[9]:
+            out.append(w[9].decode())
         for g in w[7]:
-            cs = g.get("cards")
-            a.append(b"back" if cs is None else " ".join([_code(v) for v in cs]).encode())
-    elif sub == 2:
-        a.append(" ".join([_code(v) for v in w[7]]).encode())
+            out.append(" ".join(_code(g[1:])) if len(g) > 1 else "back")
+        if w[10]:
+            out.append(" ".join(_code(w[10])))
+        if w[11]:
+            out.append(w[11].decode())
+    elif sub == 5:
+        for t in w[7].split(b"\0"):
+            out.append(t.decode())
     elif sub == 3:
-        a.append(_code(w[7]).encode())
+        out.append(w[8].decode())
+        if w[7] != 255:
+            out.append(_code(w[7]))
+        if w[9]:
+            out.append(w[9].decode())
     else:
-        a.append("|".join([" ".join([_code(v) for v in g]) for g in w[7]]).encode())
+        for g in w[7]:
+            out.append(" ".join(_code(g)))
+    for t in out:
+        a.append(t.encode())
     return None
-
-
-def _rel(ui, seat):
-    """你 / 上家 / 下家 for ``seat``, as seen from this one."""
-    m = ui.m
-    if seat == m.seat:
-        return text.t("pz", m.lang, 22)
-    me = games.SEATS.find(m.seat) if isinstance(m.seat, str) and m.seat else 0
-    return text.t("seat_" + ("2" if games.SEATS[(me + 1) % 3] == seat else "0"), m.lang)
 
 
 # ---- screens ----------------------------------------------------------------------------------
@@ -492,7 +569,17 @@ def build(ui, now, ws):
     v = m.view or {}
     me = m.seat
     r = m.result or {}
-    _ints(v, r)
+    # Every card as its number and every group as [kind, cards …], in place (a frame parsed
+    # before this module was loaded kept its strings and dicts): drawing reads numbers.
+    _code(v.get("hand"), 1)
+    for seat in games.SEATS[:3]:
+        _code((v.get("piles") or {}).get(seat), 1)
+        _code((v.get("open") or {}).get(seat), 1)
+    _code(r.get("groups"), 1)
+    _code((v.get("may") or {}).get("chi"), 1)
+    out = v.get("out")
+    if out and isinstance(out.get("card"), str):
+        out["card"] = _code([out["card"]], 1)[0]
     if ui.kind == _RESULT:  # the winner (or 荒庄), 胡息 囤 番, 名堂, the winner's groups, scores
         screens._top_bar(ui, ws, None, False)
         title = text.t("result", lang, 0)
@@ -519,7 +606,7 @@ def build(ui, now, ws):
             gs = r.get("groups") or ()
             if gs:
                 wd = len(gs) * (_CELL + 1)
-                ws.append((_OWN, (_W - wd) // 2, 114, wd, 88, _w, 1, gs, _hx(0, gs)))
+                ws.append((_OWN, (_W - wd) // 2, 114, wd, 88, _w, 1, gs, _hx(-1, gs), b"", None, b""))
         else:
             ws.append(label(f, 0, 64, screens.fit(f, text.t("pz", lang, 16), 470), _ORANGE, _W))
         xs = (60, 140, 330)  # seat, player, score
@@ -543,39 +630,46 @@ def build(ui, now, ws):
     phase = v.get("phase")
     can = m.can_act(now)
     opened = v.get("open") or {}
-    huxi = v.get("huxi") or {}
+    huxi = {}  # of the groups this seat sees (the view's "huxi": pruned, the same sums)
+    for seat in opened:
+        n = 0
+        for hx in _hx(-1, opened[seat]):
+            n += 0 if hx == 255 else hx
+        huxi[seat] = n
     choosing = _cols[_CHOOSING]
     screens._top_bar(ui, ws, games.status(ui, mine), True)
     for slot in (0, 2):  # 上家 left, 下家 right (three seats: no 对家)
         seat, x = games.panel(ui, ws, v, slot, _PANEL_Y, _PANEL_W, _PANEL_H, games.SEATS[:3])
+        if choosing:  # under the chooser: the heap holds only what is seen
+            continue
         line = text.t("pz", lang, 1) % ((v.get("counts") or {}).get(seat, 0), huxi.get(seat, 0))
-        ws.append(label(f, x + 4, _PANEL_Y + 22, screens.fit(f, line, _PANEL_W - 8), _WHITE))
-        gs = opened.get(seat) or ()
-        if gs:
-            ws.append((_OWN, x + 4, _PANEL_Y + 40, len(gs) * (_CELL + 1), 68, _w, 1, gs, None))
-        pile = (v.get("piles") or {}).get(seat) or ()
-        if pile:
-            ws.append((_OWN, x + 4, _PANEL_Y + 114, _PANEL_W - 8, 18, _w, 2, pile))
+        # who holds what: the counts line, the open groups, the pile (one widget)
+        ws.append((_OWN, x + 4, _PANEL_Y + 22, _PANEL_W - 8, _PANEL_H - 26, _w, 1, opened.get(seat) or (), None,
+                   screens.fit(f, line, _PANEL_W - 8), (v.get("piles") or {}).get(seat), b""))
     # The middle: the stock and the dealer, the card out and who put it there, the buttons.
-    line = text.t("pz", lang, 0) % (v.get("stock") or 0, _rel(ui, v.get("dealer")))
-    ws.append(label(f, _MID_X, 50, screens.fit(f, line, _MID_W), _LIGHT, _MID_W))
-    out = v.get("out")
-    if out and out.get("card") is not None:
-        ws.append((_OWN, _MID_X + 72, 70, 44, 52, _w, 3, out.get("card")))
-        stock = out.get("from") == "stock"
-        line = text.t("pz", lang, 2 if stock else 3) % _rel(ui, out.get("by"))
-        ws.append(label(f, _MID_X, 124, screens.fit(f, line, _MID_W), _YELLOW if stock else _WHITE, _MID_W))
+    out = v.get("out") or {}
+    rel = []  # 你 / 上家 / 下家: the dealer's, then the card out's
+    for seat in (v.get("dealer"), out.get("by")):
+        k = games.SEATS.find(me) if isinstance(me, str) and me else 0
+        rel.append(text.t("pz", lang, 22) if seat == me else
+                   text.t("seat_" + ("2" if games.SEATS[(k + 1) % 3] == seat else "0"), lang))
+    line = text.t("pz", lang, 0) % (v.get("stock") or 0, rel[0])
+    stock = out.get("from") == "stock"
+    by = text.t("pz", lang, 2 if stock else 3) % rel[1] if out.get("card") is not None else ""
+    if not choosing:
+        ws.append((_OWN, _MID_X, 50, _MID_W, 90, _w, 3, 255 if out.get("card") is None else out.get("card"),
+                   screens.fit(f, line, _MID_W), screens.fit(f, by, _MID_W), _YELLOW if stock else _WHITE))
     may = v.get("may") or {}
     chi = may.get("chi") or ()
     asked = phase == "claim" and mine
-    if asked:
-        for i in range(4):  # 胡 碰 吃 过: 44 px each, 3 apart
-            ok = can and not choosing and (bool(may.get("hu")) if i == 0 else bool(may.get("peng")) if i == 1 else
-                                           bool(chi) if i == 2 else True)
-            ws.append(button(f, _MID_X + 2 + i * 47, 142, 44, 42, text.t("pz", lang, 21 if i == 3 else 4 + i),
-                             "btn:claim_pass" if i == 3 else "btn:claim_hu" if i == 0 else
-                             "btn:claim_peng" if i == 1 else "btn:claim_chi",
-                             _BLUE if i == 3 else (_MAROON if i == 0 else _GREEN), ok))
+    if asked and not choosing:  # 胡 碰 吃 过: one widget of four buttons (sub 5)
+        ok = bytearray(4)
+        out = []
+        for i in range(4):
+            ok[i] = can and (bool(may.get("hu")) if i == 0 else bool(may.get("peng")) if i == 1 else
+                             bool(chi) if i == 2 else True)
+            out.append(text.t("pz", lang, 21 if i == 3 else 4 + i).encode())
+        ws.append((_OWN, _MID_X + 2, 142, 185, 42, _w, 5, b"\0".join(out), ok))
     elif phase == "discard" and mine:
         ws.append(button(f, _MID_X + 34, 142, 120, 42, text.t("play", lang), "btn:discard", _GREEN,
                          can and _cols[_SEL] != 255 and not choosing))
@@ -594,10 +688,9 @@ def build(ui, now, ws):
             total += hx
     new = text.t("pz", lang, 20).encode() if _cols[_SEL] != 255 and _len(-1) < hi else b""
     ws.append((_OWN, 4, _HAND_Y, hi * _COL_W, 320 - _HAND_Y, _w, 0, labels, new, not choosing))
-    ox = _W - own_w
-    if mine_open:
-        ws.append((_OWN, ox, _HAND_Y + 16, len(mine_open) * (_CELL + 1), 88, _w, 1, mine_open, _hx(0, mine_open)))
-    ws.append(label(f, ox, 300, screens.fit(f, text.t("pz", lang, 13) % total, own_w - 4), _YELLOW))
+    # the seat's own open groups, each one's 胡息 under it, and the total (one widget)
+    ws.append((_OWN, _W - own_w, _HAND_Y + 16, own_w - 4, 118, _w, 1, mine_open, _hx(-1, mine_open), b"", None,
+               screens.fit(f, text.t("pz", lang, 13) % total, own_w - 4)))
     # The hint: what holds the player up, else what to do.
     hint, colour = games.held(m, now, mine)
     if hint is None:
@@ -622,18 +715,14 @@ def build(ui, now, ws):
             _cols[_CHOOSING] = 0
             return
         n = len(chi)
-        h = 72 + (n + 1) // 2 * 34
-        y = (320 - h) // 2
+        h = max(146, 72 + (n + 1) // 2 * 34)
+        y = 46  # over the panels and the middle (not built meanwhile)
         ws.append((BOX, 20, y, 440, h, _WHITE, _BLACK))
         ws.append((BOX, 20, y, 440, 24, _MAROON, -1))
         ws.append(label(f, 20, y + 4, text.t("pz", lang, 11), _WHITE, 440))
         for i in range(n):
-            wd = 0
-            for g in chi[i]:
-                wd += len(g) * _CELL + 10
             x = 28 + (i % 2) * 216
-            ws.append((BOX, x, y + 30 + (i // 2) * 34, 208, 30, _DARK, -1))
-            ws.append((_OWN, x + 4, y + 30 + (i // 2) * 34, min(wd, 200), 30, _w, 4, chi[i], "chi:choice%d" % i))
+            ws.append((_OWN, x + 4, y + 30 + (i // 2) * 34, 200, 30, _w, 4, chi[i], "chi:choice%d" % i))
         ws.append(button(f, 180, y + h - 38, 120, 32, text.t("pz", lang, 12), "btn:ok", _BLUE))
 
 
@@ -653,7 +742,7 @@ def on_tap(ui, tap):
                 _cols[_FULL] = 1
             elif c <= n < _COLS:
                 _cols[c * _ROWS + (_len(c) if c < n else 0)] = _cols[sel]
-                _take(sel)
+                _put(sel, -1)
             _cols[_SEL] = 255
         elif at > 5:  # a card: picked, or put back
             _cols[_SEL] = 255 if p == sel else p
@@ -663,7 +752,7 @@ def on_tap(ui, tap):
         _cols[_CHOOSING] = 0
         if tap.startswith("chi") and m.can_act(time.ticks_ms()):
             way = chi[int(tap[10:])]
-            ui.app.send_intent({"type": "chi", "groups": [[_code(c) for c in g] for g in way]})
+            ui.app.send_intent({"type": "chi", "groups": _code(way)})
             return
         ui.update()
         return
@@ -673,7 +762,7 @@ def on_tap(ui, tap):
         ui.app.send_intent({"type": "discard", "card": _code(_cols[sel])})
     elif tap == "btn:claim_chi" and chi:
         if len(chi) == 1 and len(chi[0]) == 1:  # one way, no 比牌: nothing to choose
-            ui.app.send_intent({"type": "chi", "groups": [[_code(c) for c in g] for g in chi[0]]})
+            ui.app.send_intent({"type": "chi", "groups": _code(chi[0])})
         else:
             _cols[_CHOOSING] = 1
             ui.update()
