@@ -496,7 +496,9 @@ events|a list of objects|对象列表
 cards|a list of 1 to 27 card codes|1 到 27 个牌码的列表
 names|a list of at most 27 texts of 1 to 32 characters|最多 27 个、每个 1 到 32 个字符的文本列表
 yes|true or false|true 或 false
-type|show, double, play or pass|show、double、play 或 pass
+card|a card code|牌码
+groups|a list of 1 to 4 groups of 3 card codes|1 到 4 组、每组 3 个牌码的列表
+type|show, double, play, tribute, return, discard, chi, peng, hu or pass|show、double、play、tribute、return、discard、chi、peng、hu 或 pass
 """
 
 
@@ -613,6 +615,25 @@ def _action(a):
         field = "cards"
     elif kind == "pass":
         field = None
+    elif isinstance(kind, str) and " discard:a.card chi:a.groups peng: hu: ".find(" " + kind + ":") >= 0:
+        # Paohuzi's: discard (one card out of the hand), 吃 (the group with the card out, then
+        # the 比牌 groups), 碰 and 胡 (no card: the card out).  Its words are read from one
+        # long string, not named: each short literal here would be a qstr on every seat,
+        # for good, whatever game it plays (test_qstrs_stay_in_five_pools).
+        i = " discard:a.card chi:a.groups peng: hu: ".find(" " + kind + ":") + len(kind) + 2
+        name = " discard:a.card chi:a.groups peng: hu: "[i:" discard:a.card chi:a.groups peng: hu: ".find(" ", i)]
+        field = name[2:] or None
+        v = a.get(field) if field else None
+        if field and len(field) == 4:  # card
+            ok = _text(v, 1, 4)
+        elif field:  # groups: 1 to 4 of 3 card codes
+            ok = isinstance(v, list) and 1 <= len(v) <= 4
+            for x in v if ok else ():
+                ok = ok and isinstance(x, list) and len(x) == 3 and _fits("cards", x)
+        else:
+            ok = True
+        if not ok:
+            raise _wrong("intent", name, field)
     else:
         raise _wrong("intent", "a.type", "type")
     if len(a) != (1 if field is None else 2):  # the type and its one field: anything more is unknown

@@ -101,8 +101,6 @@ gkw| single pair triple full_house pair_run triple_run straight bomb straight_fl
 # Card faces: the suit symbols (in the order D C H S), ranks as drawn (T is "10"), jokers.
 SUIT_FACES = "♦♣♥♠"
 JOKER_FACES = "小大王"
-# Number cards (小字 一..十 then 大字 壹..拾), in the order of their numbers 0..19.
-NUMBER_FACES = "一二三四五六七八九十壹贰叁肆伍陆柒捌玖拾"
 
 
 def t(key, lang, i=-1):
@@ -160,6 +158,7 @@ def all_texts():
             out.extend(line.split("|")[1:])
     out.append(SUIT_FACES)
     out.append(JOKER_FACES)
-    out.append(NUMBER_FACES)
+    out.append("一二三四五六七八九十壹贰叁肆伍陆柒捌玖拾")  # number cards (paizhuo.sim.glyphs.NUMBER_FACES;
+    # not a name here: each module global is a qstr on the seat for good)
     out.append("0123456789JQKA")
     return out

@@ -533,6 +533,8 @@ def _w(w, k, a, b, p):
             for r in range(_len(c)):
                 cs.append(_code(_cols[c * _ROWS + r]))
             out.append(" ".join(cs))
+        if w[8]:
+            out.append(w[8].decode())
     elif sub == 1:
         if w[9]:
             out.append(w[9].decode())
@@ -572,6 +574,9 @@ def build(ui, now, ws):
     # Every card as its number and every group as [kind, cards …], in place (a frame parsed
     # before this module was loaded kept its strings and dicts): drawing reads numbers.
     _code(v.get("hand"), 1)
+    if "huxi" in v:  # (what prune blanks, from such a frame)
+        v.pop("huxi")
+        v.pop("stale", None)
     for seat in games.SEATS[:3]:
         _code((v.get("piles") or {}).get(seat), 1)
         _code((v.get("open") or {}).get(seat), 1)
