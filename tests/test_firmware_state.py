@@ -29,7 +29,7 @@ from seat import state  # noqa: E402  (plain Python: CPython reads it as it is)
 
 KEEP = ("cards_left", "points", "scores", "places", "levels_after", "shown", "doubled",
         "winner", "self_drawn", "huxi", "tun", "fan", "names", "groups")  # the last: a three-seat winner's
-BIGTWO_KEEP = {"cards_left", "points", "scores", "places", "shown", "doubled"}
+BIGTWO_KEEP = {"winner", "cards_left", "points", "scores", "places", "shown", "doubled"}
 
 
 def no_meaning(obj):
@@ -271,7 +271,10 @@ def test_a_played_card_leaves_the_selection_even_with_its_twin_in_the_hand():
     twin = [c for c in hand if hand.count(c) == 2][0]
     m = state.Mirror(0)
     m.apply({"t": "welcome", "s": 1, "seat": me, "table": "7", "event": "e", "lang": "zh", "player": None}, 0)
-    m.apply(dict(gdscenes.state(g, seat=me), s=2), 0)
+    # (a copy of the players: the mirror keeps their names in the message's own dict, and
+    # gdscenes.PLAYERS is the welcome of the Guandan firmware tests run after this one)
+    players = {s: dict(p) for s, p in gdscenes.PLAYERS.items()}
+    m.apply(dict(gdscenes.state(g, seat=me, players=players), s=2), 0)
     m.selected = [twin]
     m.apply(dict(_reject("not_a_play"), s=3), 0)
     assert m.selected == [twin]  # refused: kept

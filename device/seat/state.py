@@ -58,7 +58,7 @@ def prune(buf, n):
     bytes in one piece (the mirror keeps names to 32 characters anyway).  One function, not
     three: each function's name is a qstr for good.
 
-    >>> b = bytearray(b'{"result":{"winner":"N","points":{"E":5},"think_ms":{"E":0}},"x":1}')
+    >>> b = bytearray(b'{"result":{"auto_moves":{"N":1},"points":{"E":5},"think_ms":{"E":0}},"x":1}')
     >>> prune(b, len(b)); bytes(b).replace(b" ", b"")
     b'{"result":{"points":{"E":5}},"x":1}'
     >>> b = bytearray(('{"n":"%s","k":"ok"}' % ("名" * 70)).encode())
