@@ -151,7 +151,7 @@ def boxes(fw, folder, lang):
     path = folder / ("cases_%s.json" % lang)
     path.write_text(json.dumps(cases), encoding="utf-8")
     (folder / "frames").mkdir(exist_ok=True)
-    out = run_snippet(fw, CODE % (str(path), str(folder / "frames")), data_heap=1024 * 1024, timeout=120)
+    out = run_snippet(fw, CODE % (str(path), str(folder / "frames")), data_heap=2 * 1024 * 1024, timeout=120)
     assert out.returncode == 0, out.stdout + out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])
 
