@@ -4,10 +4,11 @@ shares are ``seat/screens.py``'s.
 
 Three seats, 20-21 cards of 一..十 / 壹..拾 (red: 二七十 贰柒拾).  Layout (rows): top bar
 0-23; the hint 26-42 (left of 叫裁判); 上家's panel left and 下家's right (48-183: who, cards
-in hand and 胡息, 庄, the open groups as little columns — a face-down 偎 as backs — and the
-latest cards of the seat's pile); between them the stock count, the card out (44×52) with
-who turned it up (翻出: from the stock) or discarded it (打出), and the buttons (胡 碰 吃 过
-while the seat is asked, 出牌 on its discard); the hand 186-319: columns of up to four cards,
+in hand and the 胡息 of the groups this seat sees, the open groups as little columns — a
+face-down 偎 (or its 提) as backs — and the latest cards of the seat's pile); between them
+the stock count and the dealer (庄), the card out (44×52) with who turned it up (翻出: from
+the stock) or discarded it (打出), and the buttons (胡 碰 吃 过 while the seat is asked,
+出牌 on its discard); the hand 186-319: columns of up to four cards,
 40 px wide and 26 px apart down a column (a finger's 6×4 mm of each card, the whole card at
 the bottom), each column's 胡息 over it when it is a group; right of the hand the seat's own
 open groups with their 胡息 and the total (open groups + the hand's columns as arranged).
@@ -16,12 +17,19 @@ The arrangement is the player's own (``_cols``, kept by this module across views
 resyncs of the same board): tap a card (it is framed yellow), then a card of another column
 or the free place under a column (``新列``: a new one) to move it there; a new view only takes
 away the cards that left the hand (the picked one first) and puts new ones beside their
-kin.  A card picked on the seat's discard and 出牌 discards it.  吃 with one way sends it; with
-several, or with 比牌, a chooser shows each way's groups as cards.
+kin; a column holds four.  A card picked on the seat's discard and 出牌 discards it.  吃 with
+one way and no 比牌 sends it; else a chooser over the middle (46 down) shows each way's
+groups as cards, and the one tapped is sent.  Nobody learns who else may claim: a seat not
+asked sees 等待其他玩家决定.
+
+The result: the winner (自摸 or not) or 荒庄, 胡息 · 囤 · 番, the 名堂, the winner's groups with
+their 胡息, the three scores and where the player goes next.
 
 Card codes become numbers before parsing (``prune``: ``x1``..``x10`` -> 0..9, ``d1``..``d10``
 -> 10..19, the numbers of ``paizhuo_shared.paohuzi``): a small int is no heap, a code string
-about 48 bytes (a view holds up to about 80).
+about 48 bytes (a view holds up to about 80); groups become ``[kind, cards …]`` lists.
+Measured (unix port, ``tests/test_firmware_paohuzi.py``): 8.5-8.7 KB free at the lowest of
+the busiest screens, 0 bytes allocated by the draw loop.
 
 Tap ids: ``card:x5@2.1`` (the card, its column and row), ``card:@3.4`` (the free place of
 column 3: row 4 is past its end), ``btn:discard``, ``btn:claim_hu``, ``btn:claim_peng``,
