@@ -482,11 +482,19 @@ def _w(w, k, a, b, p):
                 i = e + 1
         else:
             fb.fill_rect(x0 - 4, y, w[3] + 8, w[4], _DARK)
+            big = w[3] > 300  # a way a row (five ways or fewer): the card font's faces
             x = x0
-            for g in w[7]:
+            for i in range(len(w[7])):
+                g = w[7][i]
+                if i and big:  # 比: the groups that take the other copies of the card
+                    f16.draw(fb, x, y + 9, b"\xe6\xaf\x94", _YELLOW)
+                    x += 18
                 for r in range(len(g)):
-                    _face(fb, f16, x + r * 19, y + 6, 18, 18, g[r], False)
-                x += len(g) * 19 + 8
+                    if big:
+                        _face(fb, p.f24, x + r * 27, y + 3, 26, 28, g[r], False)
+                    else:
+                        _face(fb, f16, x + r * 19, y + 6, 18, 18, g[r], False)
+                x += len(g) * (27 if big else 19) + (12 if big else 8)
         return None
     if k == 1:
         if sub == 4:
@@ -728,14 +736,16 @@ def build(ui, now, ws):
             _cols[_CHOOSING] = 0
             return
         n = len(chi)
-        h = max(146, 72 + (n + 1) // 2 * 34)
+        rows = n if n <= 5 else (n + 1) // 2  # five ways or fewer: one a row, with big faces
+        h = max(146, 72 + rows * 36)
         y = 46  # over the panels and the middle (not built meanwhile)
         ws.append((BOX, 20, y, 440, h, _WHITE, _BLACK))
         ws.append((BOX, 20, y, 440, 24, _MAROON, -1))
         ws.append(label(f, 20, y + 4, text.t("pz", lang, 11), _WHITE, 440))
         for i in range(n):
-            x = 28 + (i % 2) * 216
-            ws.append((_OWN, x + 4, y + 30 + (i // 2) * 34, 200, 30, _w, 4, chi[i], "chi:choice%d" % i))
+            x = 28 + (0 if n <= 5 else (i % 2) * 216)
+            ws.append((_OWN, x + 4, y + 30 + (i if n <= 5 else i // 2) * 36, 416 if n <= 5 else 200, 34, _w, 4,
+                       chi[i], "chi:choice%d" % i))
         ws.append(button(f, 180, y + h - 38, 120, 32, text.t("pz", lang, 12), "btn:ok", _BLUE))
 
 
