@@ -616,7 +616,7 @@ def _action(a):
     elif kind == "pass":
         field = None
     elif isinstance(kind, str) and " discard:a.card chi:a.groups peng: hu: ".find(" " + kind + ":") >= 0:
-        # A claim game's: discard (one card out of the hand), 吃 (the group with the card out, then
+        # The claim game's: discard (one card out of the hand), 吃 (the group with the card out, then
         # the 比牌 groups), 碰 and 胡 (no card: the card out).  Its words are read from one
         # long string, not named: each short literal here would be a qstr on every seat,
         # for good, whatever game it plays (test_qstrs_stay_in_five_pools).

@@ -79,7 +79,7 @@ def test_refusal_texts_of_the_engine_and_the_link_are_in_the_font(ui_font):
 
 def test_card_font_holds_every_face(fw):
     codes, widths, data, height, row = glyphs.read_module(fw.folder / "gen" / "font24.py")
-    assert {chr(c) for c in codes} >= set("234567891JQKA0") | set(text.SUIT_FACES)
+    assert {chr(c) for c in codes} >= set("234567891JQKA0") | set(text.SUIT_FACES) | set(glyphs.NUMBER_FACES)
     assert height == 24 and row == 3
 
 

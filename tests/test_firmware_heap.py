@@ -248,7 +248,7 @@ def test_a_frame_at_the_cap_parses_in_a_fragmented_heap(fw):
     assert out.stdout.split()[2:] == ["ok", "64", "7"], out.stdout
 
 
-@pytest.mark.parametrize("game", ["bigtwo", "guandan"])
+@pytest.mark.parametrize("game", ["bigtwo", "guandan", "paohuzi"])
 def test_qstrs_stay_in_five_pools(fw, game):
     """Every name and short string of the firmware is a qstr, interned for good in pools
     that double: 620 fit in five (about 7.4 KB); the 621st costs a sixth of 7.7 KB.  The

@@ -1,7 +1,7 @@
 """Issue #12: no text overflows its box on any screen, in Chinese and in English, and a
 finger lands on one thing.
 
-Every screen of every game (Big Two's and Guandan's) is built by the real firmware under
+Every screen of every game (Big Two's, Guandan's and Paohuzi's) is built by the real firmware under
 MicroPython (the UI, the mirror, the fonts), from hub messages made by the real engines;
 the widgets' measured boxes and the hit map come back and are checked here: every text
 inside the screen, a button's label inside the button, a table cell inside its column, a
@@ -17,6 +17,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent / "firmware"))
 
 import gdscenes  # noqa: E402
+import pzscenes  # noqa: E402
 import scenes  # noqa: E402
 
 from paizhuo.sim.firmware import build, run_snippet  # noqa: E402
@@ -52,6 +53,19 @@ def gd_screens():
     return out
 
 
+def pz_screens():
+    """(name, [messages], seat, extra) of every Paohuzi screen: the discard, a claim, a 吃 the
+    seat may make five ways, a claim it is not asked in, the result."""
+    three = {s: LONG[s] for s in "ENW"}
+    seatmap = {"table": "7", "seat": "E", "player": LONG["E"], "next": {"table": "12", "seat": "N"}}
+    return [("pz_discard", [pzscenes.state(pzscenes.discard(), players=three)], "E", None),
+            ("pz_claim", [pzscenes.state(pzscenes.claim(), players=three)], "E", None),
+            ("pz_chi", [pzscenes.state(pzscenes.chi_choice(), players=three)], "E", None),
+            ("pz_waiting", [pzscenes.state(pzscenes.waiting(), players=three)], "E", None),
+            ("pz_result", [pzscenes.state(pzscenes.over(), players=three, result=pzscenes.RESULT,
+                                          seatmap=seatmap)], "E", None)]
+
+
 def screens():
     """(name, [messages], seat, extra) of every screen a player sees."""
     seatmap = {"table": "7", "seat": SEAT, "player": LONG[SEAT], "next": {"table": "12", "seat": "N"}}
@@ -72,7 +86,7 @@ def screens():
                      "clock": scenes.clock([SEAT])}]),
         ("result", [scenes.state(scenes.finished(), players=LONG, seatmap=seatmap)]),
     ]
-    return [(name, msgs, SEAT, None) for name, msgs in out] + gd_screens()
+    return [(name, msgs, SEAT, None) for name, msgs in out] + gd_screens() + pz_screens()
 
 
 CODE = """
@@ -137,7 +151,7 @@ def boxes(fw, folder, lang):
     path = folder / ("cases_%s.json" % lang)
     path.write_text(json.dumps(cases), encoding="utf-8")
     (folder / "frames").mkdir(exist_ok=True)
-    out = run_snippet(fw, CODE % (str(path), str(folder / "frames")), data_heap=1024 * 1024, timeout=120)
+    out = run_snippet(fw, CODE % (str(path), str(folder / "frames")), data_heap=2 * 1024 * 1024, timeout=120)
     assert out.returncode == 0, out.stdout + out.stderr
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -206,5 +220,5 @@ def test_a_finger_lands_on_one_thing(built, lang):
             for b, rb in on[i + 1:]:
                 if overlap(ra, rb):
                     problems.append((name, a, ra, b, rb))
-    assert {"play", "gd_tribute", "gd_play", "gd_choose", "gd_result"} <= seen
+    assert {"play", "gd_tribute", "gd_play", "gd_choose", "gd_result", "pz_claim", "pz_result"} <= seen
     assert problems == [], "\n".join(map(str, problems))

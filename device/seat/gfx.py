@@ -26,6 +26,10 @@ CARDROW   cards (bytearray), face colour: small faces of the UI font (white; gre
 CELLS     a table: column x positions, rows ``(y, bytes)`` of the row's texts separated
           by NUL bytes, colour — one bytes object per row, not an object per cell
 CLOCK     nothing: the countdown, drawn from the mirror at every refresh
+OWN       a game's own widget (kind 9): its function ``f`` then what it keeps; ``f(w, op, a, b,
+          c)`` draws (op 0: band, y0, ui), hits (1: x, y, index), writes its hit map entries
+          (2: write, sep; returns the separator) and its texts (3: out) — so a game with its own
+          cards (not the 54 of ``CODES``) draws them without a kind here for each game
 ========  ==========================================================================
 
 Widgets are few and composite (a whole hand, a whole table): a 13-card hand is one tuple
@@ -59,6 +63,7 @@ CELLS = const(5)
 CLOCK = const(6)
 _GREYROW = const(7)  # a CARDROW on grey: the colour in the kind, not a seventh item (a heap block a row)
 _BEATROW = const(8)  # a CARDROW framed yellow, 4 px out (the play to beat): one widget, not two
+_OWN = const(9)  # a game's own widget (see above); checked before the CARDROW kinds (>= _GREYROW)
 _MISSING = const(0xFFFD)
 # Touch targets.  The reference panel is 3.5" across 480×320 px: 576.9 px on the diagonal
 # over 88.9 mm, 6.49 px/mm.  Touch guidelines ask for targets of about 7-9 mm (45-58 px);
@@ -256,6 +261,8 @@ def hit(w, x, y, index):
     """The tap id of widget ``w`` under (x, y), or None; with ``index``, for a HAND, the
     index of its card there instead (a drag's ends; one function, not two: each costs heap)."""
     k = w[0]
+    if k == _OWN:
+        return w[5](w, 1, x, y, index)
     if k == BUTTON:
         if w[1] <= x < w[1] + w[3] and w[2] <= y < w[2] + w[4]:
             return w[6]
@@ -277,6 +284,8 @@ def taps(w, write, sep):
     ``sep``, the others after a comma) with ``write``: the host's control channel, piece by
     piece (no list is built).  Returns the separator for the next entry."""
     k = w[0]
+    if k == _OWN:
+        return w[5](w, 2, write, sep, None)
     if k == BUTTON:
         write('%s"%s":[%d,%d,%d,%d,%d]' % (sep, w[6], w[1], w[2], w[3], w[4], 1 if w[8] else 0))
         return ","
@@ -297,7 +306,9 @@ def taps(w, write, sep):
 def texts(w, out):
     """Append the texts widget ``w`` shows (for the control channel)."""
     k = w[0]
-    if k == TEXT or k == BUTTON:
+    if k == _OWN:
+        w[5](w, 3, out, None, None)
+    elif k == TEXT or k == BUTTON:
         if w[5]:  # a keypad key's label is the TEXT over it
             out.append(w[5])
     elif k == BOX and len(w) > 7:
@@ -314,7 +325,9 @@ def draw(w, fb, y0, ui):
     k = w[0]
     x = w[1]
     y = w[2] - y0
-    if k == BOX:
+    if k == _OWN:
+        w[5](w, 0, fb, y0, ui)
+    elif k == BOX:
         if w[5] >= 0:
             fb.fill_rect(x, y, w[3], w[4], w[5])
         if w[6] >= 0:

@@ -37,8 +37,9 @@ _MAX_TEXT = const(192)
 def prune(buf, n):
     """Blank out, in place, what the seat never shows of a hub message: in the JSON bytes
     ``buf[:n]``, every member of a deal result record (``"result":{…}``) other than
-    cards_left, points, scores, places, levels_after and the 明牌/加倍 flags shown and doubled
-    (what result screens show: the hands left, auto moves and think times go) — with
+    cards_left, points, scores, places, levels_after, the 明牌/加倍 flags shown and doubled,
+    and a winner's winner, self_drawn, huxi, tun, fan, names and groups (what result screens
+    show: the hands left, auto moves and think times go) — with
     its comma.  Called after the frame's tag is checked and before it is parsed
     (``Session.open``'s ``prune``): on the 64-bit unix port a parsed record costs about
     3.7 KB of heap, a pruned one under 1 KB, and the last ``event`` of a deal and the
@@ -57,7 +58,7 @@ def prune(buf, n):
     bytes in one piece (the mirror keeps names to 32 characters anyway).  One function, not
     three: each function's name is a qstr for good.
 
-    >>> b = bytearray(b'{"result":{"winner":"N","points":{"E":5},"think_ms":{"E":0}},"x":1}')
+    >>> b = bytearray(b'{"result":{"auto_moves":{"N":1},"points":{"E":5},"think_ms":{"E":0}},"x":1}')
     >>> prune(b, len(b)); bytes(b).replace(b" ", b"")
     b'{"result":{"points":{"E":5}},"x":1}'
     >>> b = bytearray(('{"n":"%s","k":"ok"}' % ("名" * 70)).encode())
@@ -81,13 +82,10 @@ def prune(buf, n):
                 i = n
                 break
             comma = buf[end] == 44  # ','
-            n_key = k - i - 1
-            if ((n_key == 10 and buf.find(b"cards_left", i, k) == i + 1)
-                    or (n_key == 12 and buf.find(b"levels_after", i, k) == i + 1)
-                    or (n_key == 6 and (buf.find(b"points", i, k) == i + 1 or buf.find(b"scores", i, k) == i + 1
-                                        or buf.find(b"places", i, k) == i + 1))
-                    or (n_key == 5 and buf.find(b"shown", i, k) == i + 1)
-                    or (n_key == 7 and buf.find(b"doubled", i, k) == i + 1)):
+            # the keys kept, quotes and all, in one constant (a bytes object each was 14 objects
+            # on the heap for good); a key has no quote, so a match is one whole key
+            if (b'"cards_left""points""scores""places""levels_after""shown""doubled"'
+                    b'"winner""self_drawn""huxi""tun""fan""names""groups"').find(bytes(buf[i:k + 1])) >= 0:
                 kept = end
             elif comma:
                 _blank(buf, i, end + 1)  # the member and its comma
@@ -214,8 +212,12 @@ def slim_result(r):
         sh = bytes([(3 if sh.get(s) else 1) * (2 if db.get(s) else 1) for s in "ENWS"])
     else:
         sh = None
-    return {"cards_left": r.get("cards_left"), "points": r.get("points"), "scores": r.get("scores"),
-            "places": r.get("places"), "levels_after": r.get("levels_after"), "shown": sh}
+    out = {"cards_left": r.get("cards_left"), "points": r.get("points"), "scores": r.get("scores"),
+           "places": r.get("places"), "levels_after": r.get("levels_after"), "shown": sh}
+    for k in r:  # a winner's (three seats: 胡息, 囤, 番, 名堂 …), named in bytes: no qstr for the other games
+        if b" winner self_drawn huxi tun fan names groups ".find(b" " + k.encode() + b" ") >= 0:
+            out[k] = r[k]
+    return out
 
 
 class Mirror:

@@ -94,6 +94,7 @@ kind_four_of_a_kind|铁枝|Four of a kind
 kind_straight_flush|同花顺|Straight flush
 gd|打%s · 我方%s · 对方%s~队友~报牌%d张~上游~二游~三游~下游~进贡：请选最大的一张牌（红桃级牌除外）~还牌：请选一张不大于10的牌（没有则选最小的）~进贡~还牌~等待%s进贡~等待%s还牌~抗贡：本副不进贡~接风：你领出~正在查询牌型…~可作：%s~请选择牌型~不成牌型或大不过~第%s副~取消~本副结果~比赛结束~%s胜~你领出：可出任意牌型~请选牌，再点出牌~小王~大王~东西 %s · 南北 %s~东西~南北|Playing %s · us %s · them %s~Partner~%d left~1st~2nd~3rd~4th~Tribute: your highest card (not a heart level card)~Return: a card of 10 or lower (your lowest if none)~Give~Return~Waiting for %s's tribute~Waiting for %s's return~抗贡: no tribute this deal~接风: you lead~Checking…~Can be: %s~Choose the meaning~Not a play, or too low~Deal %s~Cancel~Deal result~Match over~%s wins~You lead: any play~Select cards, then Play~Small joker~Big joker~EW %s · NS %s~EW~NS
 gk|单张~对子~三同张~三带对~三连对~钢板~顺子~炸弹~同花顺~四大天王|Single~Pair~Triple~Full house~Pair run~Triple run~Straight~Bomb~Straight flush~Four jokers
+pz|底牌%d张 · 庄：%s~%d张 · 胡息%d~%s翻出~%s打出~胡~碰~吃~选一张牌，再点出牌~点一张牌，再点另一列，可移牌~可以%s，或点过~等待其他玩家决定~选择吃法（连比牌）~取消~胡息%d~%s 胡牌~ · 自摸~荒庄：本副无人胡牌~胡息%d · 囤%d · 番%d~名堂：%s~本列已满~新列~过~你~红胡~红乌~点胡~乌胡~对子胡|Stock %d · dealer: %s~%d cards · huxi %d~Turned up by %s~Discarded by %s~Hu~Pung~Chow~Pick a card, then Play~Tap a card, then another column to move it~You may %s, or Pass~Waiting for the others to decide~How to chow (with 比牌)~Cancel~Huxi %d~%s wins~ · self-drawn~荒庄: nobody won this deal~Huxi %d · tun %d · fan %d~Bonuses: %s~This column is full~New~Pass~You~Red~All red~One red~No red~All pairs
 gkw| single pair triple full_house pair_run triple_run straight bomb straight_flush joker_bomb | single pair triple full_house pair_run triple_run straight bomb straight_flush joker_bomb 
 """
 
@@ -157,5 +158,7 @@ def all_texts():
             out.extend(line.split("|")[1:])
     out.append(SUIT_FACES)
     out.append(JOKER_FACES)
+    out.append("一二三四五六七八九十壹贰叁肆伍陆柒捌玖拾")  # number cards (paizhuo.sim.glyphs.NUMBER_FACES;
+    # not a name here: each module global is a qstr on the seat for good)
     out.append("0123456789JQKA")
     return out

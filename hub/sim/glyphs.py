@@ -45,6 +45,9 @@ GENERATOR = "glyphs-2"  # bump when the output format or rendering changes
 INDEX_BYTES = 514  # the bucket index at the front of CODES: 257 two-byte glyph numbers
 MISSING = 0xFFFD
 
+# The number cards' faces, 小字 一..十 then 大字 壹..拾 (card numbers 0..19): in the card font
+# and, through the seat's texts (text.all_texts), the UI font.
+NUMBER_FACES = "一二三四五六七八九十壹贰叁肆伍陆柒捌玖拾"
 # (module name, pixel size, cell height, rows cut off the top of the rendering, cell width)
 UI = ("font16", 15, 16, 3, 16)
 CARDS = ("font24", 24, 24, 4, 24)
@@ -178,10 +181,10 @@ def ui_chars(extra="", common=True):
 
 
 def card_chars():
-    """The characters of ``font24``: ranks as drawn (10 for T), the suit symbols and the
-    jokers' faces (小 / 大 over 王)."""
+    """The characters of ``font24``: ranks as drawn (10 for T), the suit symbols, the
+    jokers' faces (小 / 大 over 王) and the number cards' (一..十, 壹..拾)."""
     mod = _load_text_module()
-    chars = set(mod.SUIT_FACES) | set(mod.JOKER_FACES)
+    chars = set(mod.SUIT_FACES) | set(mod.JOKER_FACES) | set(NUMBER_FACES)
     for rank in "3456789TJQKA2":
         chars.update(mod.rank_face(rank))
     return chars

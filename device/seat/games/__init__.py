@@ -34,7 +34,7 @@ _PANEL = const(12)
 _W = const(480)
 SEATS = "ENWS"
 
-_GAMES = " bigtwo guandan "  # space-separated, one string: a tuple of str would be heap
+_GAMES = " bigtwo guandan paohuzi "  # space-separated, one string: a tuple of str would be heap
 _name = None  # the game whose module is loaded,
 _mod = None  # and the module
 
@@ -110,17 +110,22 @@ def cell(by_seat, seat):
     return b"-" if value is None else str(value).encode()
 
 
-def panel(ui, ws, v, slot, y, w, h):
+def panel(ui, ws, v, slot, y, w, h, seats=SEATS):
     """Append one other seat's panel — slot 0 上家 (left), 1 对家 (middle), 2 下家 (right) —
     its box, framed yellow while the seat acts, labelled 上家/对家/下家, and its player's name
-    and seat; return (seat, x)."""
+    and seat; return (seat, x).  ``seats``: the game's seats in play order (four, ``ENWS``,
+    or three, ``ENW``: no 对家, and the 下家's panel at the right edge)."""
     m = ui.m
     f = ui.f16
-    me = SEATS.find(m.seat) if isinstance(m.seat, str) and len(m.seat) == 1 else -1
+    n = len(seats)
+    me = seats.find(m.seat) if isinstance(m.seat, str) and len(m.seat) == 1 else -1
     if me < 0:
         me = 0
-    seat = SEATS[(me + 3 - slot) % 4]
-    x = 4 + slot * (w + 4 if w < 152 else 160)  # narrow panels stay clear of 叫裁判 (x 412-478)
+    seat = seats[(me + n + (2 if slot == 1 else slot - 1)) % n]  # 上家 the one before, 下家 the next
+    if n == 3 and slot:
+        x = _W - 4 - w
+    else:
+        x = 4 + slot * (w + 4 if w < 152 else 160)  # narrow panels stay clear of 叫裁判 (x 412-478)
     who = text.seat_name(seat, m.lang)
     p = m.players.get(seat)
     if p:
