@@ -8,10 +8,16 @@ Two workloads, each on the real firmware process on a pty link to the test hub:
 
 - the fixed scenes of ``tests/firmware/pzscenes.py`` (the discard, a claim with 胡 碰 吃, the
   吃 chooser with 比牌, a claim the seat is not asked in, the result, the deal's 21 cards
-  rearranged by touch), each on a fresh seat so its low-water mark is its own;
+  rearranged by touch), each on a fresh seat so its low-water mark is its own, reached the
+  usual way (the session opens on a discard); and a claim and the result as the session's
+  first message, as a seat that rejoins meets them (the game's module not loaded yet);
 - whole deals played by the engine (``paizhuo.rules.paohuzi``) and three bots, every message
   fed to seat E as hub/table/runtime.py sends it (a ``state`` at the start, an ``event`` for
-  every action with a public event or by E, the result screen last).
+  every action with a public event or by E, the result screen last; the ``turn`` is the
+  number of actions, the clock the view's seats with the whole time limit).
+
+The seat's ``error`` lines (an out-of-memory frame, recovered by a resync) are counted per
+screen and listed, not fatal; a firmware that dies or writes to stderr stops the run.
 
 Times are host-side (``time.perf_counter``) from writing the message (or the ``tap`` line) to
 reading the seat's control line: ``ui …`` (the screen built, the link and parsing included)
@@ -54,7 +60,8 @@ class Screen:
         self.built = []  # ms, host-side
         self.draw = []  # ms, the firmware's
         self.alloc = set()
-        self.touch = []  # ms, host-side
+        self.touch_built = []  # ms, host-side: a tap to the screen rebuilt
+        self.touch = []  # ms, host-side: a tap to the frame redrawn
         self.low = None  # the seat's low-water mark (bytes free) after this screen's workload
         self.trouble = []  # the seat's error and drop lines meanwhile (each one recovered, or the run stops)
 
@@ -74,11 +81,13 @@ def _change(seat, act, screen, fig, where=None, touch=False):
     n, _ = seat.settle()
     t2 = time.perf_counter()
     f = _frame(seat, n)
-    fig.built.append((t1 - t0) * 1000)
     fig.draw.append(f[3])
     fig.alloc.add(f[2])
     if touch:
+        fig.touch_built.append((t1 - t0) * 1000)
         fig.touch.append((t2 - t0) * 1000)
+    else:
+        fig.built.append((t1 - t0) * 1000)
     return ui
 
 
@@ -158,6 +167,7 @@ def _scenes(fw, tmp, rounds, taps):
 
     def chooser(rig, fig):
         seat = rig.seat
+        _change(seat, _send(rig, pzscenes.state(pzscenes.chi_choice(), turn=12)), "claim", fig)
         for k in range(max(rounds, taps // 2)):  # 吃 opens the chooser (5 ways, one with 比牌), 取消 shuts it
             _change(seat, _tap(seat, "btn:claim_chi"), "chi", fig, touch=True)
             _change(seat, _tap(seat, "btn:ok"), "claim", fig, touch=True)
@@ -189,9 +199,11 @@ def _scenes(fw, tmp, rounds, taps):
     run("claim: 胡 碰 吃 过 on a turned-up card", "claim", pzscenes.state(pzscenes.discard()), "discard", claim)
     run("claim, the session's first message (a seat rejoining)", "rejoin", pzscenes.state(pzscenes.claim()),
         "claim", claim)
-    run("吃 chooser, 5 ways with 比牌", "chooser", pzscenes.state(pzscenes.chi_choice()), "claim", chooser)
+    run("吃 chooser, 5 ways with 比牌", "chooser", pzscenes.state(pzscenes.discard()), "discard", chooser)
     run("waiting (a claim the seat is not asked in)", "waiting", pzscenes.state(pzscenes.waiting()), "claim", waiting)
-    run("result", "result", pzscenes.state(pzscenes.over(), result=pzscenes.RESULT), "result", result)
+    run("result", "result", pzscenes.state(pzscenes.discard()), "discard", result)
+    run("result, the session's first message (a seat rejoining)", "rejoin_result",
+        pzscenes.state(pzscenes.over(), result=pzscenes.RESULT), "result", result)
     run("the deal's 21 cards, rearranged by touch", "arranged", pzscenes.state(pzscenes.start()), "discard",
         rearrange)
     return out
@@ -275,9 +287,9 @@ def _ms(values):
 
 
 def _row(f):
-    return "| %s | %.1f | %s | %s | %s | %s | %d | %d |" % (
+    return "| %s | %.1f | %s | %s | %s | %s | %s | %d | %d |" % (
         f.label, f.low / 1024, _ms(f.built), _ms(f.draw), ", ".join(str(a) for a in sorted(f.alloc)),
-        _ms(f.touch), len(f.draw), len(f.trouble))
+        _ms(f.touch_built), _ms(f.touch), len(f.draw), len(f.trouble))
 
 
 def section(quick):
@@ -290,6 +302,7 @@ def section(quick):
     low = min(f.low for f in figs)
     allocs = set().union(*(f.alloc for f in figs))
     touches = [t for f in figs for t in f.touch]
+    rebuilt = [t for f in figs for t in f.touch_built]
     lines = [
         "## Seat firmware: Paohuzi screens (MicroPython unix port)", "",
         "The firmware process with a %d KB data heap on a pty link to the test hub, as above.  The fixed" % (
@@ -298,14 +311,15 @@ def section(quick):
             rounds, taps, deals),
         "whole deals by the engine and three bots, %d messages fed to seat E as the table's hub sends them." % (
             messages),
-        "Times in ms as median / p99 / worst: *built* is the hub's message (or the tap) to the seat's `ui`",
-        "line (link, parsing and the screen's build), *draw* the firmware's own time for the full-screen",
-        "refresh in 8-row bands (whole ms), *touch* the tap to the redrawn frame.  *low* is the seat's",
+        "Times in ms as median / p99 / worst: *message → built* is the hub's message to the seat's `ui`",
+        "line (the link, parsing and the screen's build), *draw* the firmware's own time for the full-screen",
+        "refresh in 8-row bands (whole ms), *touch → built* a `tap` to the `ui` line, *touch → redrawn*",
+        "a `tap` to the refresh's `frame` line (build and draw).  *low* is the seat's",
         "heap low-water mark (free at the busiest moment: a message, the mirror and the screen alive)",
         "after that screen's workload; for the deals, the lowest of the %d deals." % deals, "",
-        "| screen | low (KB free) | built (ms) | draw (ms) | draw loop allocation (bytes) | touch → redraw (ms) "
-        "| frames | errors |",
-        "|---|---|---|---|---|---|---|---|",
+        "| screen | low (KB free) | message → built | draw | draw loop allocation (bytes) | touch → built "
+        "| touch → redrawn | frames | errors |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     lines += [_row(f) for f in figs]
     lines += [
@@ -315,9 +329,12 @@ def section(quick):
             MARGIN // 1024, low / 1024, low, "met" if low >= MARGIN else "NOT met"),
         "| %d bytes allocated by the draw loop | %s | %s |" % (
             ALLOC, ", ".join(str(a) for a in sorted(allocs)), "met" if allocs == {ALLOC} else "NOT met"),
-        "| touch → redraw within %d ms (p99 of %d) | %.1f ms | %s |" % (
+        "| touch → redrawn within %d ms (p99 of %d) | %.1f ms | %s |" % (
             TOUCH_MS, len(touches), percentile(touches, 0.99),
             "met" if percentile(touches, 0.99) <= TOUCH_MS else "NOT met"),
+        "| touch → screen rebuilt within %d ms (p99 of %d; the figure the other sections give) | %.1f ms | %s |" % (
+            TOUCH_MS, len(rebuilt), percentile(rebuilt, 0.99),
+            "met" if percentile(rebuilt, 0.99) <= TOUCH_MS else "NOT met"),
         "| the deals' low-water marks | %s bytes | |" % ", ".join(str(x) for x in lows),
         "| the seat's error lines (each recovered by a resync) | %s | %s |" % (
             "; ".join(sorted(set("%s: %s" % (f.label, t) for f in figs for t in f.trouble))) or "none",
