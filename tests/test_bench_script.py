@@ -21,7 +21,8 @@ def test_bench_script_writes_every_section(tmp_path):
                     "## Guandan: whole bot-vs-bot deals (CPython)",
                     "## Paohuzi: the win check with the best arrangement (CPython)",
                     "## Paohuzi: claim resolution per turned card (CPython)",
-                    "## Paohuzi: whole bot-vs-bot deals per second (CPython)"):
+                    "## Paohuzi: whole bot-vs-bot deals per second (CPython)",
+                    "## Seat firmware: Paohuzi screens (MicroPython unix port)"):
         assert heading in text
     assert "Not measured" not in text  # the MicroPython figures were taken, not skipped
     assert "| lead, 13-card hands (200 seeded) |" in text
