@@ -279,6 +279,27 @@ def test_the_busiest_screens_in_a_64k_data_heap(fw, tmp_path):
         r.close()
 
 
+@pytest.mark.parametrize("first, screen", [
+    (lambda: pzscenes.state(pzscenes.claim()), "claim"),
+    (lambda: pzscenes.state(pzscenes.over(), result=pzscenes.RESULT), "result"),
+], ids=["claim", "result"])
+def test_a_seat_that_rejoins_in_a_claim_or_at_the_result_draws_it_within_the_heap(fw, tmp_path, first, screen):
+    """A seat whose session opens on a claim or a result (a board restarted mid-deal) gets a
+    frame before any screen loaded the game: the game's prune must still run before the parse
+    (it once ran out of memory there, then recovered by a resync)."""
+    r = rig(fw, tmp_path, first(), name="rejoin")
+    try:
+        seat = r.seat
+        seat.wait_screen(screen, timeout=20)
+        seat.settle()
+        seat.wait_for(lambda s: s.mem is not None, 5, "a heap figure")
+        trouble = [ln for ln in seat.lines if ln.startswith(("error", "drop", "link down", "link lost"))]
+        assert trouble == [] and seat.alive() and seat.stderr == []
+        assert seat.mem[1] >= PZ_MARGIN, "lowest free heap: %d bytes" % seat.mem[1]
+    finally:
+        r.close()
+
+
 def test_groups_and_codes_are_numbers_before_parsing_and_huxi_by_the_rules(fw):
     """Under MicroPython: the module's ``prune`` turns every card code of a view into its number
     (x1..x10 -> 0..9, d1..d10 -> 10..19) and every group into ``[kind, cards …]`` in place,

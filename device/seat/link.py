@@ -227,6 +227,8 @@ class SeatLink:
         n = len(body)
         prune(buf, n)
         games = sys.modules.get("seat.games")  # a game's own (once a deal was on screen)
+        if games is None and buf.find(b'"game":"', 0, n) >= 0:
+            import seat.games as games  # a deal's first frame: its game's prune runs before the parse
         if games is not None:
             games.prune(buf, n)
         whole = buf.find(b'{"t":"state",', 0, 13) == 0

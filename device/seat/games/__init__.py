@@ -62,8 +62,16 @@ def load(name):
 
 
 def prune(buf, n):
-    """The loaded game's ``prune`` on a frame's JSON bytes before they are parsed (the
-    seat's heap cannot hold what no screen shows); nothing when no game is loaded."""
+    """The game's ``prune`` on a frame's JSON bytes before they are parsed (the seat's heap
+    cannot hold what no screen shows).  The game is the view's: a deal's first frame of a
+    session (a seat that rejoins in a claim or at a result) comes before any screen loaded
+    the game's module, and parsed unpruned it ran the heap out, so it is loaded here first."""
+    i = buf.find(b'"game":"', 0, n)
+    j = buf.find(b'"', i + 8, n) if i >= 0 else -1
+    if i + 8 < j <= i + 24:
+        name = bytes(buf[i + 8:j]).decode()
+        if name != _name:
+            load(name)  # an unknown name loads nothing and keeps what is loaded
     f = getattr(_mod, "prune", None) if _mod is not None else None
     if f is not None:
         f(buf, n)
