@@ -279,7 +279,7 @@ def test_a_guandan_match_with_a_tribute_is_played_by_touch_on_four_firmware_seat
 PAOHUZI = rules.game("paohuzi")
 # Found by search (the bots are seeded, so the same deal is played the same way): two 吃 through
 # the chooser, two 碰, a 过, and N's 胡 on its own turned card (自摸).
-PZ_SECRET = "pz e2e 131, a long enough secret"
+PZ_SECRET = "pz e2e 55, a long enough secret"
 
 
 def test_a_paohuzi_deal_is_played_by_touch_on_three_firmware_seats(tmp_path, fw):
@@ -309,14 +309,26 @@ def test_a_paohuzi_deal_is_played_by_touch_on_three_firmware_seats(tmp_path, fw)
     assert replay.result().to_dict() == res == history.played[0].result["result"]
     assert res["winner"] and sum(res["scores"].values()) == 0
     assert audit(str(table.log_path)).ok
-    # On the seats: each 吃 chosen on the chooser (its way tapped), each discard a card then 出牌.
+    # On the seats, in order: every decision's button, each discard's card before it, and each
+    # 吃 of several ways (or with 比牌) its way on the chooser, numbered as the view offered it.
+    taps = {s: [x.split()[3] for x in ls if x.startswith("tap ")] for s, ls in lines.items()}
+    step = PAOHUZI.state.from_record(dict(start["engine"], actions=[]))
+    want = {s: [] for s in PAOHUZI.seats}
     for a in logged:
-        seat_lines = lines[a["action"]["seat"]]
-        taps = [x.split()[3] for x in seat_lines if x.startswith("tap ")]
-        if a["action"]["type"] == "chi":
-            assert any(t.startswith("chi:choice") for t in taps)
-        if a["action"]["type"] == "discard":
-            assert any(t.startswith("card:%s@" % a["action"]["card"]) for t in taps) and "btn:discard" in taps
+        act = PAOHUZI.engine.Action.from_dict(a["action"])
+        if act.type == "discard":
+            want[act.seat] += ["card:%s@" % a["action"]["card"], "btn:discard"]
+        else:
+            want[act.seat].append("btn:claim_" + act.type)
+            ways = step.view(act.seat)["may"]["chi"] if act.type == "chi" else []
+            if len(ways) > 1 or (ways and len(ways[0]) > 1):
+                want[act.seat].append("chi:choice%d" % [PAOHUZI.engine.Action.from_dict(
+                    {"type": "chi", "seat": act.seat, "groups": w}) for w in ways].index(act))
+        step.apply(act)
+    for s in PAOHUZI.seats:  # (a tap the seat ignored, its state having moved on, is made again)
+        got = _runs([t if not t.startswith("card:") else t[:t.index("@") + 1] for t in taps[s]])
+        assert got == _runs(want[s]), (s, got, want[s])  # none missed, none more
+    assert any(t.startswith("chi:choice") for ts in taps.values() for t in ts)
     # Each seat ends on the result screen, with the three scores.
     for seat, ui in finals.items():
         assert all(any(x.endswith(" " + str(res["scores"][s])) or x == str(res["scores"][s]) for x in ui["text"])
@@ -325,3 +337,8 @@ def test_a_paohuzi_deal_is_played_by_touch_on_three_firmware_seats(tmp_path, fw)
     for seat, m in mem.items():
         assert m is not None and m[1] >= GD_MARGIN, (seat, m)
     print("paohuzi by touch: %d decisions in %.1f s, heap low %s" % (len(logged), took, mem))
+
+
+def _runs(xs):
+    """``xs`` with each run of equal items as one."""
+    return [x for i, x in enumerate(xs) if i == 0 or xs[i - 1] != x]
