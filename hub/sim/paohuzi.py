@@ -22,7 +22,7 @@ record of it and must hit the widget meant.
 
 import json
 
-from . import firmware as firmware_
+from .table import SimError
 
 # the claim buttons in the order the seat draws them, and the view's ``may`` entry of each
 CLAIMS = (("hu", "hu"), ("peng", "peng"), ("chi", "chi"), ("pass", None))
@@ -96,7 +96,7 @@ class Touch:
         i = next((k for k, way in enumerate(ways)
                   if engine.Action.from_dict({"type": "chi", "seat": seat, "groups": way}) == action), None)
         if i is None:
-            raise firmware_.SeatError("seat %s may not 吃 %s: the ways are %s" % (seat, action.to_dict(), ways))
+            raise SimError("seat %s may not 吃 %s: the ways are %s" % (seat, action.to_dict(), ways))
         if len(ways) == 1 and len(ways[0]) == 1:  # one way, no 比牌: 吃 sends it
             table.press(sp, "claim", "btn:claim_chi")
             return
