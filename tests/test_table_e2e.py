@@ -314,8 +314,10 @@ def test_a_paohuzi_deal_is_played_by_touch_on_three_firmware_seats(tmp_path, fw)
     taps = {s: [x.split()[3] for x in ls if x.startswith("tap ")] for s, ls in lines.items()}
     step = PAOHUZI.state.from_record(dict(start["engine"], actions=[]))
     want = {s: [] for s in PAOHUZI.seats}
+    settled = 0  # claims that one seat's decision settled while another asked seat had not answered
     for a in logged:
         act = PAOHUZI.engine.Action.from_dict(a["action"])
+        asked = [s for s in step.to_act() if s != act.seat] if step.phase == "claim" else []
         if act.type == "discard":
             want[act.seat] += ["card:%s@" % a["action"]["card"], "btn:discard"]
         else:
@@ -325,6 +327,8 @@ def test_a_paohuzi_deal_is_played_by_touch_on_three_firmware_seats(tmp_path, fw)
                 want[act.seat].append("chi:choice%d" % [PAOHUZI.engine.Action.from_dict(
                     {"type": "chi", "seat": act.seat, "groups": w}) for w in ways].index(act))
         step.apply(act)
+        settled += bool(asked) and not any(s in step.to_act() for s in asked)
+    assert settled, "no claim was settled before every asked seat answered"
     for s in PAOHUZI.seats:  # (a tap the seat ignored, its state having moved on, is made again)
         got = _runs([t if not t.startswith("card:") else t[:t.index("@") + 1] for t in taps[s]])
         assert got == _runs(want[s]), (s, got, want[s])  # none missed, none more
