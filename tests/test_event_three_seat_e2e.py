@@ -1,7 +1,8 @@
 """A three-seat individual event end to end, as ``paizhuo demo --game <the three-seat game>``
 runs it: the ``paizhuo venue`` process with its embedded broker and pages, and three ``paizhuo
-hub`` processes whose bots play every seat (the simulated players cannot touch its actions on
-a seat yet, ``sim.table.can_touch``, so every table is bots) — every byte through the broker.  Nine players at three tables over two
+hub`` processes — table 1's with three firmware seats whose simulated players check in on the
+keypad and play by touch (when they can touch the game's actions, ``sim.table.can_touch``), the
+others' bots playing every seat — every byte through the broker.  Nine players at three tables over two
 rounds of two boards: every result replayed and counted by the venue, MP per seat over the
 three tables of the group, round 2 seated by the three-seat snake from round 1's ranking,
 standings, and hand records with three seats."""
@@ -30,6 +31,11 @@ def test_a_three_seat_individual_event_runs_through_hubs_broker_and_venue_to_sta
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     text = out.stdout
     assert "The event is complete" in text and "bots play all 3 seats" in text
+    from paizhuo.sim.table import can_touch
+    touched = can_touch(game)
+    assert ("table 1: the hub and 3 seat boards" in text) == touched
+    assert len(re.findall(r"table 1 \S+ [ENW]: .* typed player number \d+ on the seat's keypad", text)) == (
+        6 if touched else 0)
     ranks = [int(r) for r in re.findall(r"^\s+(\d+)  P\d+\s", text, re.M)]
     assert len(ranks) == 9 and ranks[0] == 1 and ranks == sorted(ranks), text[-2000:]
     run = tmp_path / "run"
@@ -74,3 +80,11 @@ def test_a_three_seat_individual_event_runs_through_hubs_broker_and_venue_to_sta
     verify = subprocess.run(PAIZHUO + ["hub", "verify", "--log", str(run / "table-1" / "table.sqlite")],
                             capture_output=True, text=True, timeout=60)
     assert verify.returncode == 0 and "all match" in verify.stdout, verify.stdout + verify.stderr
+    if touched:  # table 1's every decision a touch on its seat boards: none by the clock or 托管
+        from paizhuo.table import eventlog
+        db = eventlog.open_readonly(str(run / "table-1" / "table.sqlite"))
+        try:
+            acts = [e.body for e in eventlog.read_entries(db, "1", None) if e.kind == "action"]
+        finally:
+            db.close()
+        assert acts and all(a["by"] == "seat" and not a["action"].get("auto") for a in acts)

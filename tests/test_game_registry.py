@@ -175,9 +175,10 @@ def test_the_table_and_mqtt_never_import_the_venue():
 GAME_MODULES = tuple("paizhuo.%s.%s" % (pkg, g) for pkg in ("rules", "bots") for g in rules.GAMES) + tuple(
     "paizhuo_shared.%s" % g for g in rules.GAMES)
 
-# Where a game's own files are: shared/<game>.py, hub/rules/<game>.py, hub/bots/<game>.py and
-# the seat screens, each also as <game>_<part>.py (the oracle, the narrator, the key tables).
-GAME_FOLDERS = ("shared", "hub/rules", "hub/bots", "device/seat/games")
+# Where a game's own files are: shared/<game>.py, hub/rules/<game>.py, hub/bots/<game>.py, the
+# seat screens and hub/sim/<game>.py (how a simulated player taps the game on those screens, found
+# through the registry), each also as <game>_<part>.py (the oracle, the narrator, the key tables).
+GAME_FOLDERS = ("shared", "hub/rules", "hub/bots", "hub/sim", "device/seat/games")
 # The registries, which list the games by name.
 REGISTRIES = {
     "hub/rules/__init__.py": "the registry of games",

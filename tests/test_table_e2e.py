@@ -270,3 +270,79 @@ def test_a_guandan_match_with_a_tribute_is_played_by_touch_on_four_firmware_seat
     # The boards played the match inside their data heap, with the margin kept (measured: 9.1-9.5 KB).
     for seat, m in mem.items():
         assert m is not None and m[1] >= GD_MARGIN, (seat, m)
+
+
+# ---- a Paohuzi deal by touch on three seats ----------------------------------------------------
+# Every decision tapped: the discards (the card, then 出牌), 胡 碰 吃 过 on the card out, and the
+# 吃 chooser with its 比牌 groups.
+
+PAOHUZI = rules.game("paohuzi")
+# Found by search (the bots are seeded, so the same deal is played the same way): two 吃 through
+# the chooser, two 碰, a 过, and N's 胡 on its own turned card (自摸).
+PZ_SECRET = "pz e2e 55, a long enough secret"
+
+
+def test_a_paohuzi_deal_is_played_by_touch_on_three_firmware_seats(tmp_path, fw):
+    t0 = time.monotonic()
+    with SimTable(tmp_path / "t", boards="1", secret=PZ_SECRET, firmware=fw, game="paohuzi") as table:
+        table.start()
+        history = table.play(seed=1, timeout=90)
+        (result,) = [e.body for e in table.entries() if e.kind == "result"]
+        res = result["result"]
+        finals = {s: sp.wait_for(lambda o: next((u for u in reversed(o.screens) if u["screen"] == "result"), None),
+                                 10, "the deal's result on the screen") for s, sp in table.seats.items()}
+        lines = {s: list(sp.lines) for s, sp in table.seats.items()}
+        mem = {s: sp.mem for s, sp in table.seats.items()}
+    took = time.monotonic() - t0
+    assert set(table.seats) == set(PAOHUZI.seats)
+    entries = table.entries()
+    logged = [e.body for e in entries if e.kind == "action"]
+    # Every decision came from a touch on a seat: none by the clock or 托管.
+    assert logged and all(a["by"] == "seat" and not a["action"].get("auto") for a in logged), [
+        a for a in logged if a["by"] != "seat" or a["action"].get("auto")]
+    kinds = [a["action"]["type"] for a in logged]
+    assert {"discard", "chi", "peng", "pass", "hu"} <= set(kinds), kinds
+    # The logged result is the engine's replay of the logged deal and actions.
+    start = next(e.body for e in entries if e.kind == "deal_start")
+    replay = PAOHUZI.state.from_record(dict(start["engine"], actions=[a["action"] for a in logged]))
+    assert replay.phase == PAOHUZI.engine.OVER
+    assert replay.result().to_dict() == res == history.played[0].result["result"]
+    assert res["winner"] and sum(res["scores"].values()) == 0
+    assert audit(str(table.log_path)).ok
+    # On the seats, in order: every decision's button, each discard's card before it, and each
+    # 吃 of several ways (or with 比牌) its way on the chooser, numbered as the view offered it.
+    taps = {s: [x.split()[3] for x in ls if x.startswith("tap ")] for s, ls in lines.items()}
+    step = PAOHUZI.state.from_record(dict(start["engine"], actions=[]))
+    want = {s: [] for s in PAOHUZI.seats}
+    settled = 0  # claims that one seat's decision settled while another asked seat had not answered
+    for a in logged:
+        act = PAOHUZI.engine.Action.from_dict(a["action"])
+        asked = [s for s in step.to_act() if s != act.seat] if step.phase == "claim" else []
+        if act.type == "discard":
+            want[act.seat] += ["card:%s@" % a["action"]["card"], "btn:discard"]
+        else:
+            want[act.seat].append("btn:claim_" + act.type)
+            ways = step.view(act.seat)["may"]["chi"] if act.type == "chi" else []
+            if len(ways) > 1 or (ways and len(ways[0]) > 1):
+                want[act.seat].append("chi:choice%d" % [PAOHUZI.engine.Action.from_dict(
+                    {"type": "chi", "seat": act.seat, "groups": w}) for w in ways].index(act))
+        step.apply(act)
+        settled += bool(asked) and not any(s in step.to_act() for s in asked)
+    assert settled, "no claim was settled before every asked seat answered"
+    for s in PAOHUZI.seats:  # (a tap the seat ignored, its state having moved on, is made again)
+        got = _runs([t if not t.startswith("card:") else t[:t.index("@") + 1] for t in taps[s]])
+        assert got == _runs(want[s]), (s, got, want[s])  # none missed, none more
+    assert any(t.startswith("chi:choice") for ts in taps.values() for t in ts)
+    # Each seat ends on the result screen, with the three scores.
+    for seat, ui in finals.items():
+        assert all(any(x.endswith(" " + str(res["scores"][s])) or x == str(res["scores"][s]) for x in ui["text"])
+                   for s in PAOHUZI.seats), (seat, ui["text"])
+    # The boards played inside their data heap, with the margin every game keeps.
+    for seat, m in mem.items():
+        assert m is not None and m[1] >= GD_MARGIN, (seat, m)
+    print("paohuzi by touch: %d decisions in %.1f s, heap low %s" % (len(logged), took, mem))
+
+
+def _runs(xs):
+    """``xs`` with each run of equal items as one."""
+    return [x for i, x in enumerate(xs) if i == 0 or xs[i - 1] != x]

@@ -79,14 +79,16 @@ class Game:
     ``from_record``), ``seats`` (in play order), ``rules`` (a default ``Rules``), ``at_table``
     (the table hub can run it), ``match`` (a board is a match of deals), ``dealing`` (its
     :class:`Dealing`), ``bot`` (the bot class, imported on first use), ``oracle`` (its
-    ``paizhuo rules serve`` answers), :meth:`new_board`, :meth:`new_bot` and :meth:`deal_for`
-    (a deal record of :mod:`paizhuo.deals` as the engine's ``Deal``).
+    ``paizhuo rules serve`` answers), ``touch`` (how a simulated player enters the game's
+    actions on a seat's screen: None, the simulator's own taps by action type), :meth:`new_board`,
+    :meth:`new_bot` and :meth:`deal_for` (a deal record of :mod:`paizhuo.deals` as the engine's ``Deal``).
     """
 
     __slots__ = ("name", "engine", "state", "seats", "at_table", "match", "dealing", "_board", "_bot", "_bot_view",
-                 "_oracle", "_narrator", "_cache")
+                 "_oracle", "_narrator", "_touch", "_cache")
 
-    def __init__(self, engine, state, bot, oracle, board=None, at_table=True, bot_view_only=False, narrator=None):
+    def __init__(self, engine, state, bot, oracle, board=None, at_table=True, bot_view_only=False, narrator=None,
+                 touch=None):
         self.name = engine.GAME
         self.at_table = at_table  # False: the engine exists but the table hub cannot run it yet
         self.engine = engine
@@ -101,6 +103,7 @@ class Game:
         self._bot_view = bot_view_only  # its choose() takes the view alone (and the seed, whim)
         self._oracle = oracle
         self._narrator = narrator  # "module:Class" telling a deal on the terminal; None: the game has none
+        self._touch = touch  # "module:Class" under paizhuo.sim (imported on first use: sim imports rules)
         self._cache = {}
 
     def _get(self, spec):
@@ -133,6 +136,13 @@ class Game:
     def title(self):
         """``(English, Chinese)``: how the game is called to people."""
         return title(self.name)
+
+    @property
+    def touch(self):
+        """The class that enters the game's actions on a simulated seat by touch (``TYPES``, the
+        action types it enters, and ``enter(table, seat, action, state)``), or None: the
+        simulator's own taps (:mod:`paizhuo.sim.table`) enter them."""
+        return self._get(self._touch) if self._touch else None
 
     def narrator(self, out=print):
         """The game's terminal narrator (``opening(state, deal)``, ``action(action, events)``,
@@ -191,7 +201,7 @@ _REGISTRY = {g.name: g for g in (
     Game(guandan, guandan.GuandanDeal, "..bots.guandan:GuandanBot", ".guandan_oracle:answer", board=guandan.Match,
          bot_view_only=True),
     Game(paohuzi, paohuzi.Paohuzi, "..bots.paohuzi:PaohuziBot", ".paohuzi_oracle:answer",
-         bot_view_only=True),
+         bot_view_only=True, touch="..sim.paohuzi:Touch"),
 )}
 GAMES = {name: g.engine for name, g in _REGISTRY.items()}
 DEFAULT_GAME = "bigtwo"  # what a table plays when its configuration names no game

@@ -43,12 +43,15 @@ TOUCHED = ("show", "double", "play", "pass", "tribute", "return")
 
 def can_touch(game):
     """True if a simulated player can play ``game`` by touch: the firmware has its screens and
-    :meth:`SimTable.touch` enters every kind of its actions (else its tables are bots only).
+    :meth:`SimTable.touch` enters every kind of its actions — by their types, or through the
+    game's own ``touch`` class (the registry's) — else its tables are bots only.
 
-    >>> can_touch(rules_.DEFAULT_GAME)
+    >>> all(can_touch(g) for g in rules_.GAMES if firmware_.has_screens(g))
     True
     """
-    return firmware_.has_screens(game) and all(t in TOUCHED for t in rules_.game(game).engine.Action.TYPES)
+    g = rules_.game(game)
+    types = g.touch.TYPES if g.touch is not None else TOUCHED
+    return firmware_.has_screens(game) and all(t in types for t in g.engine.Action.TYPES)
 
 
 class SimError(RuntimeError):
@@ -333,6 +336,10 @@ class SimTable:
                 bot = bots[seat]
                 action = bot.choose(game.view(seat), game.legal_actions(seat) if getattr(bot, "needs_legal", True) else None)
                 self.touch(seat, action, game)
+                # Of seats deciding at once, one at a time, each from a new look at the log: one
+                # seat's decision may settle the others' (a 胡 or 碰 ends a claim the others were
+                # still asked in), and their buttons go before a tap would reach them.
+                break
             self._wait_log_past(len(entries), turn, deadline)
 
     def _check_in(self, h, done, on_checkin):
@@ -362,13 +369,20 @@ class SimTable:
         Each look is at the screen the seat drew *after* the last tap took (its ``tap`` line):
         a screen from before it (a hub message that arrived meanwhile, the pre-check's answer
         to an earlier selection) may show a button enabled that the seat has disabled since.
-        A button that did not respond (no intent sent) is tapped again on a newer screen."""
+        A button that did not respond (no intent sent) is tapped again on a newer screen.
+
+        A game with its own ``touch`` class in the registry (its screens tap otherwise) enters
+        its actions through it, with :meth:`tap` and :meth:`press`."""
+        own = self.game_of.touch
+        if own is not None:
+            own.enter(self, seat, action, state)
+            return
         sp = self.seats[seat]
         if action.type in ("show", "double"):
-            self._press(sp, action.type, "btn:yes" if action.yes else "btn:no")
+            self.press(sp, action.type, "btn:yes" if action.yes else "btn:no")
             return
         if action.type == "pass":
-            self._press(sp, "play", "btn:pass")
+            self.press(sp, "play", "btn:pass")
             return
         screen = "play" if action.type == "play" else action.type
         codes = [self.game_of.engine.Deal.code(c) for c in action.cards]
@@ -380,17 +394,17 @@ class SimTable:
             hand is None or _hand_shown(ui) == hand))
         after = None
         for wid in taps:
-            after = self._tap(sp, wid)[1]
+            after = self.tap(sp, wid)[1]
         btn = "btn:play" if screen == "play" else "btn:give"
         meaning = getattr(action, "meaning", None)
         choices = state.describe(seat, codes) if meaning and hasattr(state, "describe") else []
         if len(choices) < 2:
-            self._press(sp, screen, btn, after)
+            self.press(sp, screen, btn, after)
             return
-        after = self._press(sp, screen, btn, after, chooser=True)
-        self._press(sp, "choose", "mean:%d" % choices.index(meaning), after)
+        after = self.press(sp, screen, btn, after, chooser="choose")
+        self.press(sp, "choose", "mean:%d" % choices.index(meaning), after)
 
-    def _tap(self, sp, wid):
+    def tap(self, sp, wid):
         """Tap widget ``wid`` and wait until the seat has handled it.  Returns ``(tap, shown)``:
         the index of its ``tap`` line, and of the seat's screen (``ui`` line) as it stood then
         (the tap's own rebuild, if it made one): the seat's state after the tap is that screen
@@ -405,18 +419,19 @@ class SimTable:
             shown -= 1
         return i, shown
 
-    def _press(self, sp, screen, wid, after=None, chooser=False):
+    def press(self, sp, screen, wid, after=None, chooser=None):
         """Tap button ``wid`` once screen ``screen`` (as it stood at line ``after`` or later)
-        shows it enabled, until the seat sends its intent (``chooser``: opens the meaning
-        chooser instead); returns the index of the screen the tap that did left."""
+        shows it enabled, until the seat sends its intent (``chooser``: a screen's name, until
+        the tap opens that screen instead: a chooser); returns the index of the screen the tap
+        that did left."""
         for _ in range(5):
             sp.wait_screen(screen, timeout=15, after=after, where=lambda ui: _enabled(ui, wid))
             marks = {s: other.mark() for s, other in self.seats.items()}
             mark = sp.mark()
             t0 = time.monotonic()
-            i, shown = self._tap(sp, wid)
+            i, shown = self.tap(sp, wid)
             took = sp.lines[mark:i]
-            if chooser and any(x.startswith("ui ") and '"screen":"choose"' in x for x in took):
+            if chooser and any(x.startswith("ui ") and '"screen":"%s"' % chooser in x for x in took):
                 return shown
             if chooser or not any(x.startswith("intent ") for x in took):
                 after = i + 1  # ignored (the seat's state had moved on): look again at a newer screen
