@@ -160,6 +160,7 @@ def test_a_client_without_a_login_cannot_disturb_another_clients_session(tmp_pat
             await c.start()
             await c.wait_connected(10)
         venue.subscribe(wire.hub_filter("demo"))
+        await wait_for(lambda: venue.subscribed, what="the venue's SUBACK")
         result = wire.hub_topic("demo", "T02", "result")
         await t02.published(t02.publish(result, b"before"), 10)
         await wait_for(lambda: got, what="the venue's subscription")

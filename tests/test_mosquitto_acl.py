@@ -316,6 +316,7 @@ def test_no_login_can_take_over_another_clients_session(broker):
             venue.subscribe(wire.hub_filter(EV))
             for f in wire.hub_subscriptions(EV, "T02"):
                 t02.subscribe(f)
+            await wait_for(lambda: venue.subscribed and t02.subscribed, what="the SUBACKs")
             await t02.published(t02.publish(hub("result", "T02"), b"first"), 10)
             await wait_for(lambda: got.got, what="the venue's subscription")
             for client_id in ("T02", "venue-demo", "venue"):
@@ -368,6 +369,8 @@ def test_broker_restart_mid_stream_loses_no_qos1_message(mosquitto_broker):
         t01 = login(broker, "T01", clean_session=False)
         await started(venue, t01)
         venue.subscribe(wire.hub_filter(EV, "result"))
+        # the broker's SUBACK first: a message published before it handled the SUBSCRIBE is not ours
+        await wait_for(lambda: venue.subscribed, what="the venue's SUBACK")
         await t01.published(t01.publish(hub("result"), b"0"), 10)
         await wait_for(lambda: got.got, what="subscription live")
         sent = [b"0"]

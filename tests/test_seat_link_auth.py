@@ -30,7 +30,7 @@ pytestmark = pytest.mark.micropython
 
 WELCOME = {"seat": scenes.SEAT, "table": "7", "event": "demo", "lang": "zh", "player": scenes.PLAYERS[scenes.SEAT]}
 SEATMAP = {"t": "seatmap", "seatmap": {"table": "7", "seat": scenes.SEAT, "player": None, "next": None}}
-QUIET = 2.5  # seconds to see that nothing happens (more than the seat's 1 s hello and probe times)
+QUIET = 3.0  # seconds to see that nothing happens (more than the seat's 1 s hello and 2 s probe times)
 
 
 @pytest.fixture(scope="module")

@@ -48,7 +48,8 @@ FIRMWARE = "0.2.0"
 _HELLO_MS = const(1000)
 _ACK_MS = const(500)  # the hub may mark a seat offline after as little as 1 s of silence
 _REOPEN_MS = const(500)
-_PROBE_MS = const(1000)  # how long the hub has to answer in the session after a plain challenge
+_PROBE_MS = const(2000)  # how long the hub has to answer in the session after a plain challenge (1 s
+# was too short for a hub or a seat slowed by a busy machine: a good session was dropped)
 
 
 def _restarts(code):
@@ -135,7 +136,9 @@ class SeatLink:
                 if time.ticks_diff(now, self.last_hello) >= _HELLO_MS:
                     self.hello()
             elif self._probe_at is not None and time.ticks_diff(now, self._probe_at) >= _PROBE_MS:
-                self.restart("no_session")  # no answer in the session: the hub lost it
+                self.poll()  # an answer already on the wire but not read yet still counts
+                if self._probe_at is not None:
+                    self.restart("no_session")  # no answer in the session: the hub lost it
             elif time.ticks_diff(now, self.last_tx) >= _ACK_MS:
                 self.send({"t": "ack", "upto": self.session.last_in})
         except OSError:

@@ -30,6 +30,11 @@ from ..errors import SQLITE_READ_ERRORS
 __all__ = ["add_arguments", "run"]
 
 DRAIN_SECONDS = 5  # after the last round: time for the final standings and records to reach the broker
+# A stop (SIGTERM, Ctrl-C) always ends the process: each step of the shutdown gets this long, and
+# a step that takes longer is named in a warning and left (everything accepted is in the store
+# already: each result is committed when it is acknowledged).  A test once saw a venue still up
+# 30 s after SIGTERM under load, without telling which step waited.
+STOP_STEP_SECONDS = 8
 
 
 def add_arguments(p):
@@ -325,16 +330,34 @@ async def _serve(cfg, store, stay, broker_port):
                 _say("尚未连上 %s%s；仍在重试" % (where, "：%s" % link.error.zh if link.error else ""))
 
         checker = asyncio.ensure_future(connection_check())
+        running = asyncio.ensure_future(venue.run(stop))
+        stopped = asyncio.ensure_future(stop.wait())
         try:
-            await venue.run(stop)
+            await asyncio.wait({running, stopped}, return_when=asyncio.FIRST_COMPLETED)
+            await _bounded(running, "the venue service")
         finally:
+            stopped.cancel()
             watcher.cancel()
             checker.cancel()
     finally:
         if runner is not None:
-            await runner.cleanup()
+            await _bounded(runner.cleanup(), "the web pages")
         if broker is not None:
-            await broker.stop()
+            await _bounded(broker.stop(), "the embedded broker")
+
+
+async def _bounded(step, what):
+    """Await one step of the shutdown for at most STOP_STEP_SECONDS; past that, say which and
+    go on (the step is cancelled).  The step's own error still raises."""
+    task = asyncio.ensure_future(step)
+    try:
+        await asyncio.wait_for(asyncio.shield(task), STOP_STEP_SECONDS)
+    except asyncio.TimeoutError:
+        task.cancel()
+        _say("%s took over %d s to stop; stopping without it" % (what, STOP_STEP_SECONDS))
+        _say("%s 超过 %d 秒仍未停止；不再等待" % (what, STOP_STEP_SECONDS))
+        return
+    task.result()
 
 
 def _embedded_logins(cfg, port):
@@ -367,7 +390,7 @@ async def _start_web(venue, w):
         _say("the web pages are not available (%s): serving without them / 网页不可用（%s）：不提供网页继续服务" % (e, e))
         return None, None
     app = web_mod.make_app(venue, w.pin_hash, secure_cookies=w.secure_cookies)
-    runner = aioweb.AppRunner(app)
+    runner = aioweb.AppRunner(app, shutdown_timeout=3)  # open requests get 3 s at a stop, not aiohttp's 60
     await runner.setup()
     site = aioweb.TCPSite(runner, w.host, w.port)
     await site.start()
