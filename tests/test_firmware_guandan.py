@@ -22,7 +22,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent / "firmware"))
 
 import gdscenes  # noqa: E402
-from rig import Rig  # noqa: E402
+from rig import Rig, assert_clean_and_within  # noqa: E402
 
 from paizhuo.rules.guandan import Action  # noqa: E402
 from paizhuo.sim.firmware import DATA_HEAP, build  # noqa: E402
@@ -298,13 +298,7 @@ def test_a_whole_guandan_deal_with_tribute_in_a_64k_data_heap(fw, tmp_path):
         ui = seat.wait_screen("result", after=mark, where=lambda u: want in u["text"])
         assert plays > 0
         shot(seat, tmp_path, "gd_heap_result")
-        seat.wait_for(lambda s: s.mem is not None, 5, "a heap figure")
-        trouble = [ln for ln in seat.lines if ln.startswith(("error", "drop", "link down", "link lost"))]
-        assert trouble == [] and seat.alive() and seat.stderr == []
-        assert seat.frames and all(f[2] == 0 for f in seat.frames), "the draw loop allocated"
-        free, low = seat.mem
-        print("guandan heap: free %d, low %d of %d" % (free, low, DATA_HEAP))
-        assert low >= GD_MARGIN, "lowest free heap playing Guandan: %d bytes of %d" % (low, DATA_HEAP)
+        assert_clean_and_within(seat, GD_MARGIN, "playing Guandan")
     finally:
         r.close()
 

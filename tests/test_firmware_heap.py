@@ -27,7 +27,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent / "firmware"))
 
 import scenes  # noqa: E402
-from rig import Rig  # noqa: E402
+from rig import Rig, assert_clean_and_within  # noqa: E402
 
 from paizhuo.bots.bigtwo import BigTwoBot  # noqa: E402
 from paizhuo.rules.bigtwo import SEATS, Action, BigTwo, Deal  # noqa: E402
@@ -176,13 +176,7 @@ def test_a_whole_deal_in_a_64k_data_heap(fw, tmp_path):
             tap_and_wait(seat, "card:" + c)
         seat.wait_screen("play", where=lambda u: all(u["widgets"]["card:" + c][1] in (222, 272) for c in hand))
         seat.settle()
-        seat.wait_for(lambda s: s.mem is not None, 5, "a heap figure")
-        trouble = [ln for ln in seat.lines if ln.startswith(("error", "drop", "link down", "link lost"))]
-        assert trouble == [] and seat.alive() and seat.stderr == []
-        assert seat.frames and all(f[2] == 0 for f in seat.frames), "the draw loop allocated"
-        free, low = seat.mem
-        print("big two heap: free %d, low %d of %d" % (free, low, DATA_HEAP))  # pytest -s shows it
-        assert low >= MARGIN, "lowest free heap at the busiest moment: %d bytes of %d" % (low, DATA_HEAP)
+        assert_clean_and_within(seat, MARGIN, "big two, the busiest moment")
     finally:
         rig.close()
 

@@ -2,7 +2,7 @@
 
 import os
 
-from paizhuo.sim.firmware import SeatProcess
+from paizhuo.sim.firmware import DATA_HEAP, SeatProcess
 from paizhuo.sim.links import PtyLink
 from testhub import TestHub
 
@@ -40,3 +40,18 @@ class Rig:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def assert_clean_and_within(seat, margin, what):
+    """The closing check of a heap test, once the seat's last screen is settled: no error,
+    drop or lost link, nothing on stderr, the draw loop allocation-free, and the lowest free
+    heap at least ``margin`` bytes (printed: ``pytest -s`` shows it).  Returns (free, low)."""
+    seat.wait_for(lambda s: s.mem is not None, 5, "a heap figure")
+    trouble = [ln for ln in seat.lines if ln.startswith(("error", "drop", "link down", "link lost"))]
+    assert trouble == [] and seat.alive() and seat.stderr == []
+    assert seat.frames and all(f[2] == 0 for f in seat.frames), "the draw loop allocated"
+    free, low = seat.mem
+    print("%s heap: free %d, low %d of %d" % (what, free, low, DATA_HEAP))
+    assert low >= margin, "lowest free heap, %s: %d bytes (at least %d wanted)" % (what, low, margin)
+    return free, low
+
